@@ -1,0 +1,1 @@
+"""The synthetic filings generator and small fixtures."""

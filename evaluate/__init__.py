@@ -1,0 +1,6 @@
+"""Datasets, metrics, runners and MLflow tracking for the MuDABench protocol."""
+
+import os
+
+os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -1,0 +1,1 @@
+"""Types and DSPy signatures: the contracts between stages. No I/O here."""

@@ -1,0 +1,13 @@
+"""Answer: the computed result -> the final answer in the question's language."""
+
+import dspy
+
+
+class WriteAnswer(dspy.Signature):
+    """Answer the question from the computed result, in the question's language, naming every entity and number the question asks for, with units; say which documents were missing if any."""
+
+    question: str = dspy.InputField()
+    result: str = dspy.InputField(desc="what the analysis code printed")
+    sample_records: list[dict] = dspy.InputField(desc="records behind the result")
+    missing: list[str] = dspy.InputField(desc="documents that could not be read, empty if none")
+    answer: str = dspy.OutputField()

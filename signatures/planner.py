@@ -1,0 +1,19 @@
+"""Plan: question + catalog summary -> per-document sub-queries with metadata restrictions."""
+
+import dspy
+
+from signatures.types import Plan
+
+
+class PlanQuestion(dspy.Signature):
+    """Plan per-document sub-queries that extract every value the question's computation needs, restricted to the documents that hold them."""
+
+    question: str = dspy.InputField()
+    catalog: str = dspy.InputField(
+        desc="the documents in scope: doctypes, fiscal years and symbols with counts; use these exact values in restrictions"
+    )
+    feedback: str = dspy.InputField(desc="problems found in a previous plan, empty on the first try")
+    plan: Plan = dspy.OutputField(
+        desc="sub-queries; each field names one raw value to read from a document (not a derived result), "
+        "with type and canonical unit (money in CNY or USD units, percents as percent points)"
+    )

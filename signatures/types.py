@@ -1,0 +1,125 @@
+"""The typed vocabulary every stage speaks: documents, passages, plans, facts, records, citations.
+
+Pure data (pydantic). No I/O, no LM. Every other package imports from here, never the reverse.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+# What a field holds. The normalizer converts to these; the code-writer relies on them.
+FieldType = Literal["number", "integer", "percent", "string", "boolean", "date", "list"]
+
+# Canonical units after normalization. Money is always in plain currency units (元 / USD),
+# percents always in percent points (15.44, not 0.1544), dates ISO (YYYY-MM-DD).
+Unit = Literal["CNY", "USD", "percent", "ratio", "shares", "people", "count", "date", "none"]
+
+Language = Literal["zh", "en"]
+
+
+class Document(BaseModel):
+    """One file of the collection, as the catalog knows it. Only metadata a system may see."""
+
+    id: str
+    symbol: str
+    year: int = Field(description="fiscal year")
+    doctype: str
+    language: Language = "zh"
+    path: str | None = None
+    pages: int | None = None
+    content_hash: str | None = None
+
+
+class Passage(BaseModel):
+    """A retrieved chunk of one document; `page` is 1-based and becomes a citation."""
+
+    doc_id: str
+    page: int
+    text: str
+    score: float = 0.0
+    page_end: int | None = None
+
+
+class Restriction(BaseModel):
+    """Metadata filter applied by code against the catalog (never by the LM). None = no filter."""
+
+    doctypes: list[str] | None = None
+    years: list[int] | None = None
+    symbols: list[str] | None = None
+
+
+class FieldSpec(BaseModel):
+    """One value every document in scope must yield, with the canonical type and unit it is stored in."""
+
+    name: str = Field(description="snake_case column name, e.g. capital_adequacy_ratio")
+    description: str = Field(description="what to look for in the filing, in the filing's language")
+    type: FieldType = "number"
+    unit: Unit = "none"
+
+
+class SubQuery(BaseModel):
+    """A per-document question template and the documents it applies to."""
+
+    query: str = Field(description="question to ask each matching document")
+    restriction: Restriction = Field(default_factory=Restriction)
+    fields: list[FieldSpec]
+
+
+class Plan(BaseModel):
+    subqueries: list[SubQuery]
+
+    def fields(self) -> list[FieldSpec]:
+        """All fields of the plan, first definition of each name wins (the record schema)."""
+        seen: dict[str, FieldSpec] = {}
+        for sq in self.subqueries:
+            for f in sq.fields:
+                seen.setdefault(f.name, f)
+        return list(seen.values())
+
+
+class ExtractedValue(BaseModel):
+    """What the extractor says about one field in one document (raw, before normalization)."""
+
+    field: str
+    disclosed: bool = Field(description="false when the document does not state it")
+    value: str | None = Field(default=None, description="the value as written, e.g. '15.44%' or '3,239,006 万元'")
+    unit: str | None = Field(default=None, description="unit as written, e.g. 万元, USD thousands, %")
+    quote: str | None = Field(default=None, description="short verbatim quote that states the value")
+    page: int | None = Field(default=None, description="1-based page of the quote")
+
+
+class Fact(BaseModel):
+    """An extracted value with its provenance; what the fact store keeps and reuses."""
+
+    doc_id: str
+    field: str
+    description: str = ""
+    disclosed: bool = True
+    value: str | None = None
+    unit: str | None = None
+    quote: str | None = None
+    page: int | None = None
+    model: str = ""
+    prompt_version: str = ""
+
+
+class Citation(BaseModel):
+    doc_id: str
+    symbol: str
+    year: int
+    page: int | None = None
+    quote: str | None = None
+
+
+class DocumentFailure(BaseModel):
+    """A document the run could not read or ask about; reported in the answer, never dropped."""
+
+    doc_id: str
+    stage: str
+    reason: str
+
+
+Record = dict[str, Any]
+"""A normalized row: `id`, `symbol`, `year`, `doctype` (attached by code) plus one key per FieldSpec."""
