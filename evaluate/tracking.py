@@ -1,0 +1,196 @@
+"""MLflow tracking for runs and compiles: THE only module in the repo that imports mlflow.
+
+Why one module: the store location, the experiment, the artifact folder and DSPy autologging are
+decided once here, so an evaluation, a compile and the demo all land side by side in the same UI.
+The store is the local SQLite file `mlflow.db` unless MLFLOW_TRACKING_URI says otherwise; artifacts
+go next to that file (never a `./mlruns` folder in whatever directory the user happens to be in).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+# Read when mlflow is imported: no telemetry calls from a machine that may have no network.
+os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+
+import mlflow  # noqa: E402
+from mlflow.tracking import MlflowClient  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EXPERIMENT = "collate"
+DEFAULT_STORE_FILE = "mlflow.db"
+# MLflow refuses longer param values; a long one is cut rather than failing the whole run.
+MAX_PARAM_CHARS = 6000
+
+
+def tracking_uri() -> str:
+    """The store runs go to: MLFLOW_TRACKING_URI, else sqlite:///<cwd>/mlflow.db (absolute, so it is printable)."""
+    uri = os.environ.get("MLFLOW_TRACKING_URI")
+    if uri:
+        return uri
+    return f"sqlite:///{Path.cwd() / DEFAULT_STORE_FILE}"
+
+
+def _artifact_root(uri: str) -> str | None:
+    """Artifacts of a SQLite store live next to the .db file; for a server, the server decides."""
+    if uri.startswith("sqlite:///"):
+        db_path = Path(uri[len("sqlite:///") :])
+        return (db_path.parent / "mlartifacts").resolve().as_uri()
+    return None
+
+
+def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
+    """Point mlflow at the configured store and experiment (created on first use). Returns the experiment id."""
+    uri = tracking_uri()
+    mlflow.set_tracking_uri(uri)
+    client = MlflowClient(uri)
+    found = client.get_experiment_by_name(experiment)
+    if found is None:
+        experiment_id = client.create_experiment(experiment, artifact_location=_artifact_root(uri))
+    else:
+        experiment_id = found.experiment_id
+    mlflow.set_experiment(experiment_id=experiment_id)
+    return experiment_id
+
+
+def flat_params(params: Mapping[str, Any]) -> dict[str, str]:
+    """Params as MLflow wants them: strings, None as '', over-long values cut with a marker."""
+    flat = {}
+    for key, value in params.items():
+        if isinstance(value, (dict, list, tuple)):
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        else:
+            text = "" if value is None else str(value)
+        if len(text) > MAX_PARAM_CHARS:
+            text = text[: MAX_PARAM_CHARS - 20] + "...[truncated]"
+        flat[str(key)] = text
+    return flat
+
+
+def numeric_metrics(metrics: Mapping[str, Any]) -> dict[str, float]:
+    """Keep what MLflow can plot: numbers and booleans; None (an undecided score) is left out."""
+    out = {}
+    for key, value in metrics.items():
+        if isinstance(value, bool):
+            out[key] = float(value)
+        elif isinstance(value, (int, float)):
+            out[key] = float(value)
+    return out
+
+
+class TrackedRun:
+    """Handle on the active MLflow run; every method logs into that run only."""
+
+    def __init__(self, run: mlflow.ActiveRun):
+        self.run_id: str = run.info.run_id
+        self.experiment_id: str = run.info.experiment_id
+
+    def log_params(self, params: Mapping[str, Any], prefix: str = "") -> None:
+        mlflow.log_params({prefix + k: v for k, v in flat_params(params).items()}, run_id=self.run_id)
+
+    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+        values = numeric_metrics(metrics)
+        if values:
+            mlflow.log_metrics(values, step=step, run_id=self.run_id)
+
+    def set_tags(self, tags: Mapping[str, Any]) -> None:
+        mlflow.set_tags(flat_params(tags))
+
+    def log_table(self, rows: list[dict[str, Any]], artifact_file: str = "per_question.json") -> None:
+        """One row per question; nested values are JSON text so every column has one type."""
+        if not rows:
+            return
+        columns: list[str] = []
+        for row in rows:
+            columns.extend(c for c in row if c not in columns)
+        table = {c: [_cell(row.get(c)) for row in rows] for c in columns}
+        mlflow.log_table(data=table, artifact_file=artifact_file, run_id=self.run_id)
+
+    def log_json(self, obj: Any, artifact_file: str) -> None:
+        mlflow.log_text(json.dumps(obj, ensure_ascii=False, indent=2, default=str), artifact_file, run_id=self.run_id)
+
+    def log_artifact(self, path: str | os.PathLike, artifact_path: str | None = None) -> None:
+        mlflow.log_artifact(str(path), artifact_path=artifact_path, run_id=self.run_id)
+
+    def log_program(self, program: Any, artifact_file: str = "program/state.json") -> None:
+        """The program's state (demos + instructions per predictor) as JSON; never a pickle."""
+        try:
+            state = program.dump_state()
+        except Exception as exc:  # a program that cannot dump its state must not sink the run
+            logger.warning("could not dump the program state: %s", exc)
+            return
+        self.log_json(state, artifact_file)
+
+
+def _cell(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+@contextlib.contextmanager
+def start_run(
+    run_name: str,
+    params: Mapping[str, Any] | None = None,
+    tags: Mapping[str, Any] | None = None,
+    experiment: str = DEFAULT_EXPERIMENT,
+    nested: bool = False,
+) -> Iterator[TrackedRun]:
+    """Open one MLflow run (nested under the active one if asked); it ends FAILED if the body raises."""
+    if not nested:
+        use_store(experiment)
+    with mlflow.start_run(run_name=run_name, nested=nested) as run:
+        handle = TrackedRun(run)
+        if params:
+            handle.log_params(params)
+        if tags:
+            handle.set_tags(tags)
+        yield handle
+
+
+@contextlib.contextmanager
+def dspy_autolog(enabled: bool = True) -> Iterator[None]:
+    """Trace every module and LM call (and an optimizer's compile as parent + child runs) while inside.
+
+    Switched off again on exit: autolog installs a global DSPy callback, and leaving it on would
+    make every later DSPy call in the process write traces.
+    """
+    if not enabled:
+        yield
+        return
+    mlflow.dspy.autolog(log_compiles=True, log_evals=True, silent=True)
+    try:
+        yield
+    finally:
+        mlflow.dspy.autolog(disable=True, silent=True)
+        # Traces are exported by a background queue: flush so they are in the store when the run ends.
+        mlflow.flush_trace_async_logging()
+
+
+def runs(experiment: str = DEFAULT_EXPERIMENT) -> list[Any]:
+    """Every run of the experiment on the configured store, newest first (for reports and tests)."""
+    uri = tracking_uri()
+    client = MlflowClient(uri)
+    found = client.get_experiment_by_name(experiment)
+    if found is None:
+        return []
+    return client.search_runs([found.experiment_id], order_by=["attributes.start_time DESC"])
+
+
+def ui_command(uri: str | None = None, port: int = 5000) -> str:
+    """The command that opens the UI on this store in seconds (a single-worker server, no job runner)."""
+    uri = uri or tracking_uri()
+    if urlparse(uri).scheme in ("http", "https"):
+        return f"open {uri} in a browser"
+    return (
+        f"MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false .venv/bin/mlflow server --host 127.0.0.1 --port {port} "
+        f"--backend-store-uri {uri} --workers 1   # then open http://127.0.0.1:{port}"
+    )

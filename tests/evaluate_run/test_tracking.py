@@ -1,0 +1,99 @@
+"""evaluate.tracking writes runs the way MLflow's own client reads them back."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import dspy
+import pytest
+from mlflow.tracking import MlflowClient
+
+from evaluate import tracking
+
+
+def _client() -> MlflowClient:
+    return MlflowClient(tracking.tracking_uri())
+
+
+def test_default_store_is_sqlite_in_the_current_folder(monkeypatch, tmp_path):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI")
+    monkeypatch.chdir(tmp_path)
+    assert tracking.tracking_uri() == f"sqlite:///{tmp_path / 'mlflow.db'}"
+
+
+def test_a_run_holds_params_metrics_table_and_artifacts(tmp_path):
+    extra = tmp_path / "agent_output.json"
+    extra.write_text(json.dumps([{"question_id": "q1", "model_answer": "A"}]))
+    with tracking.start_run(
+        "unit", params={"lm": "fake/x", "k": 5, "api_key": None, "nested": {"a": 1}}, experiment="t-run"
+    ) as run:
+        run.log_metrics({"final_accuracy": 0.5, "undecided": None, "decided": 3, "ok": True})
+        run.log_table([{"question_id": "q1", "final": 1.0, "records": [{"a": 1}]}, {"question_id": "q2", "x": "y"}])
+        run.log_artifact(extra)
+        run.log_json({"hello": "世界"}, "notes/hello.json")
+
+    got = _client().get_run(run.run_id)
+    assert got.info.status == "FINISHED"
+    assert got.data.params == {"lm": "fake/x", "k": "5", "api_key": "", "nested": '{"a": 1}'}
+    assert got.data.metrics == {"final_accuracy": 0.5, "decided": 3.0, "ok": 1.0}
+    names = {a.path for a in _client().list_artifacts(run.run_id)}
+    assert {"per_question.json", "agent_output.json", "notes"} <= names
+    table = json.loads(Path(_client().download_artifacts(run.run_id, "per_question.json", str(tmp_path))).read_text())
+    assert table["columns"] == ["question_id", "final", "records", "x"]
+    assert len(table["data"]) == 2
+
+
+def test_artifacts_go_next_to_the_sqlite_file_not_into_the_working_folder():
+    with tracking.start_run("where", experiment="t-where") as run:
+        run.log_json({"a": 1}, "a.json")
+    location = _client().get_experiment(run.experiment_id).artifact_location
+    db_folder = Path(tracking.tracking_uri()[len("sqlite:///") :]).parent
+    assert location.startswith(db_folder.resolve().as_uri())
+    assert not Path(os.getcwd(), "mlruns").exists()
+
+
+def test_a_failing_body_marks_the_run_failed():
+    with pytest.raises(ValueError):
+        with tracking.start_run("boom", experiment="t-fail") as run:
+            raise ValueError("boom")
+    assert _client().get_run(run.run_id).info.status == "FAILED"
+
+
+def test_long_params_are_cut_not_refused():
+    with tracking.start_run("long", params={"instructions": "x" * 10_000}, experiment="t-long") as run:
+        pass
+    value = _client().get_run(run.run_id).data.params["instructions"]
+    assert len(value) <= tracking.MAX_PARAM_CHARS and value.endswith("[truncated]")
+
+
+def test_program_state_is_logged_as_json(tmp_path):
+    program = dspy.Predict("question -> answer")
+    program.demos = [dspy.Example(question="q", answer="a")]
+    with tracking.start_run("prog", experiment="t-prog") as run:
+        run.log_program(program)
+    path = _client().download_artifacts(run.run_id, "program/state.json", str(tmp_path))
+    assert json.loads(Path(path).read_text())["demos"][0]["answer"] == "a"
+
+
+def test_autolog_traces_module_calls_and_is_switched_off_after():
+    from dspy.utils.dummies import DummyLM
+    from mlflow.dspy.callback import MlflowCallback
+
+    dspy.configure(lm=DummyLM({"": {"answer": "42"}}))
+    program = dspy.Predict("question -> answer")
+    with tracking.start_run("traced", experiment="t-trace") as run:
+        with tracking.dspy_autolog():
+            assert any(isinstance(c, MlflowCallback) for c in dspy.settings.callbacks)
+            assert program(question="six times seven?").answer == "42"
+    assert not any(isinstance(c, MlflowCallback) for c in dspy.settings.callbacks)
+    traces = _client().search_traces(locations=[run.experiment_id])
+    assert traces, "autolog wrote no trace"
+
+
+def test_ui_command_names_the_store_and_a_single_worker():
+    command = tracking.ui_command("sqlite:////tmp/x/mlflow.db", port=5123)
+    assert "--backend-store-uri sqlite:////tmp/x/mlflow.db" in command
+    assert "--workers 1" in command and "MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false" in command
+    assert "127.0.0.1:5123" in command
