@@ -1,0 +1,96 @@
+"""The optimizer table builds each DSPy optimizer and runs its compile on a toy program."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+
+from optimize.budget import BudgetExhausted, CallBudget, enforce
+from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with, make_optimizer
+
+
+def _score(program, examples, metric) -> float:
+    return sum(metric(ex, program(**ex.inputs())) for ex in examples) / len(examples)
+
+
+def test_names_map_to_the_dspy_optimizers(rule_lm, toy):
+    metric = toy["metric"]
+    assert isinstance(make_optimizer("bootstrap", metric), dspy.BootstrapFewShot)
+    assert isinstance(make_optimizer("mipro", metric), dspy.MIPROv2)
+    assert isinstance(make_optimizer("simba", metric, n_train=3), dspy.SIMBA)
+    gepa = make_optimizer("gepa", lambda g, p, t=None, pn=None, pt=None: 1.0,
+                          OptimizerOptions(reflection_lm=rule_lm))
+    assert isinstance(gepa, dspy.GEPA)
+    assert set(OPTIMIZERS) == {"bootstrap", "mipro", "gepa", "simba"}
+
+
+def test_unknown_name_and_missing_reflection_lm_say_what_to_do(toy):
+    with pytest.raises(ValueError, match="choose one of bootstrap, mipro, gepa, simba"):
+        make_optimizer("adam", toy["metric"])
+    with pytest.raises(ValueError, match="--reflection-lm"):
+        make_optimizer("gepa", toy["metric"])
+
+
+def test_bootstrap_adds_demos_that_raise_the_score(rule_lm, toy):
+    train, dev = toy["examples"](6), toy["examples"](12)[6:]
+    student = toy["program"]()
+    assert _score(student, dev, toy["metric"]) == 0.0
+    compiled = compile_with("bootstrap", toy["metric"], student, train)
+    assert compiled.demos, "bootstrap attached no demos"
+    assert _score(compiled, dev, toy["metric"]) == 1.0
+
+
+def test_simba_and_mipro_compile_the_toy_program(rule_lm, toy):
+    train, val = toy["examples"](4), toy["examples"](8)[4:]
+    options = OptimizerOptions(num_threads=1, extra={})
+    simba = compile_with("simba", toy["metric"], toy["program"](), train,
+                         options=OptimizerOptions(num_threads=1, extra={"max_steps": 1, "num_candidates": 2}))
+    assert isinstance(simba, dspy.Predict)
+    mipro = compile_with("mipro", toy["metric"], toy["program"](), train, val,
+                         options=OptimizerOptions(num_threads=1, extra={"auto": None, "num_candidates": 2},
+                                                  compile_extra={"num_trials": 2}))
+    assert isinstance(mipro, dspy.Predict)
+    assert options.seed == 0
+
+
+def test_budget_counts_every_call_and_refuses_past_the_cap(rule_lm):
+    program = dspy.Predict("question -> answer")
+    budget = CallBudget(max_calls=2)
+    with enforce(budget):
+        program(question="one a")
+        program(question="two b")
+        with pytest.raises(BudgetExhausted, match="--max-calls"):
+            program(question="three c")
+    assert budget.calls == 2 and budget.refused == 1 and budget.exhausted
+    assert rule_lm.rule_engine.calls == 2
+    program(question="outside the cap")  # the patch is gone after the block
+    assert rule_lm.rule_engine.calls == 3
+
+
+def test_budget_stops_a_compile_cleanly(rule_lm, toy):
+    budget = CallBudget(max_calls=3)
+    with enforce(budget):
+        compiled = compile_with("bootstrap", toy["metric"], toy["program"](), toy["examples"](10))
+    assert rule_lm.rule_engine.calls == 3
+    assert budget.refused > 0
+    assert len(compiled.demos) <= 4
+
+
+def test_budget_rejects_a_nonsense_cap():
+    with pytest.raises(ValueError, match="--max-calls"):
+        CallBudget(max_calls=0)
+
+
+def test_gepa_compiles_with_feedback_and_a_reflection_lm(rule_lm, toy):
+    seen_feedback = []
+
+    def feedback_metric(gold, pred, trace=None, pred_name=None, pred_trace=None):
+        score = toy["metric"](gold, pred)
+        feedback = "right" if score else f"expected {gold.answer!r}, got {pred.answer!r}: upper-case the last word"
+        seen_feedback.append(feedback)
+        return dspy.Prediction(score=score, feedback=feedback)
+
+    compiled = compile_with("gepa", feedback_metric, toy["program"](), toy["examples"](3), toy["examples"](6)[3:],
+                            options=OptimizerOptions(num_threads=1, reflection_lm=rule_lm, max_metric_calls=12))
+    assert isinstance(compiled, dspy.Predict)
+    assert any("upper-case" in f for f in seen_feedback)
