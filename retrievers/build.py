@@ -1,0 +1,286 @@
+"""Build the index folder: catalog copy, one hybrid index per document, a manifest of what happened.
+
+    python -m retrievers.build --catalog CATALOG --pdf-dir DIR --index DIR [--workers N]
+
+Documents are parsed, chunked, embedded and indexed in parallel processes. A document whose file
+bytes, embedder and tokenizer are unchanged since the last build is skipped (content-hash cache).
+A document that cannot be read is reported with what happened and what to do; the rest goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from retrievers.catalog import Catalog, CatalogError
+from retrievers.embedding import HASHING, MINILM
+from retrievers.index import FORMAT_VERSION
+from retrievers.lexical import BIGRAM, JIEBA
+from retrievers.store import MANIFEST_FILE, doc_folder
+from signatures.types import Document
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DocResult:
+    doc_id: str
+    status: str  # built | cached | failed
+    pages: int = 0
+    chunks: int = 0
+    content_hash: str | None = None
+    scanned_pages: int = 0
+    kind: str = ""
+    message: str = ""
+    fix: str = ""
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class BuildReport:
+    results: list[DocResult]
+    seconds: float
+    pages: int = 0
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.results if r.status == status)
+
+    @property
+    def failures(self) -> list[DocResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def resolve_pdf(doc: Document, pdf_dir: Path, catalog_dir: Path | None = None) -> Path:
+    """The catalog's path if it gives one (absolute, or relative to the catalog or the pdf folder), else DIR/<id>.pdf."""
+    if doc.path:
+        given = Path(doc.path)
+        if given.is_absolute():
+            return given
+        for base in (catalog_dir, pdf_dir):
+            if base is not None and (base / given).is_file():
+                return base / given
+        return pdf_dir / given
+    return pdf_dir / f"{doc.id}.pdf"
+
+
+def _is_current(folder: Path, content_hash: str, embedder: str, tokenizer: str) -> dict | None:
+    meta_path = folder / "meta.json"
+    if not meta_path.is_file():
+        return None
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    same = (meta.get("format_version"), meta.get("content_hash"), meta.get("embedder"), meta.get("tokenizer"))
+    return meta if same == (FORMAT_VERSION, content_hash, embedder, tokenizer) else None
+
+
+def build_document(doc_id: str, pdf: str, folder: str, embedder_name: str, tokenizer: str) -> DocResult:
+    """Parse, chunk, embed and save one document. Runs in a worker process; never raises."""
+    from retrievers.chunking import chunk_pages
+    from retrievers.embedding import get_embedder
+    from retrievers.index import DocumentIndex
+    from retrievers.pdf import ParseError, parse_pdf
+
+    start = time.perf_counter()
+    pdf_path, out = Path(pdf), Path(folder)
+    result = DocResult(doc_id, "failed")
+    try:
+        if not pdf_path.is_file():
+            raise ParseError(
+                "missing", f"no file at {pdf_path}", "put the PDF there or give its path in the catalog"
+            )
+        result.content_hash = file_hash(pdf_path)
+        meta = _is_current(out, result.content_hash, embedder_name, tokenizer)
+        if meta is not None:
+            result.status, result.chunks = "cached", meta["chunks"]
+            result.pages, result.scanned_pages = meta.get("pages", 0), meta.get("scanned_pages", 0)
+            return result
+        parsed = parse_pdf(pdf_path)
+        chunks = chunk_pages(parsed.pages)
+        result.pages, result.scanned_pages, result.warnings = (
+            len(parsed.pages),
+            len(parsed.scanned_pages),
+            parsed.warnings,
+        )
+        index = DocumentIndex.build(
+            doc_id, chunks, get_embedder(embedder_name), tokenizer, result.content_hash
+        )
+        index.meta.update(pages=result.pages, scanned_pages=result.scanned_pages)
+        shutil.rmtree(out, ignore_errors=True)  # never mix files of an old and a new build
+        index.save(out)
+        result.status, result.chunks = "built", len(chunks)
+    except ParseError as exc:
+        result.kind, result.message, result.fix = exc.kind, exc.message, exc.fix
+    except Exception as exc:  # one broken document must not sink the build
+        result.kind, result.message = "error", f"{type(exc).__name__}: {exc}"
+        result.fix = "report this with the file; the rest of the collection was indexed"
+    finally:
+        result.seconds = time.perf_counter() - start
+    return result
+
+
+def _worker_init():
+    os.environ.setdefault("COLLATE_TORCH_THREADS", "1")  # one thread per process: the pool is the parallelism
+
+
+def build_index(
+    catalog: Catalog,
+    pdf_dir: str | Path,
+    index_dir: str | Path,
+    workers: int | None = None,
+    embedder: str = MINILM,
+    tokenizer: str = BIGRAM,
+    catalog_dir: Path | None = None,
+    progress: bool = True,
+) -> BuildReport:
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    pdf_dir, index_dir = Path(pdf_dir), Path(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    workers = max(1, workers or os.cpu_count() or 1)
+    jobs = [
+        (
+            d.id,
+            str(resolve_pdf(d, pdf_dir, catalog_dir)),
+            str(doc_folder(index_dir, d.id)),
+            embedder,
+            tokenizer,
+        )
+        for d in catalog.documents()
+    ]
+    bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
+    results: list[DocResult] = []
+    if workers == 1 or len(jobs) <= 1:
+        for job in jobs:
+            results.append(build_document(*job))
+            bar.update()
+    else:
+        # fork is cheap, but unsafe once torch has started its threads in this process
+        method = "spawn" if "torch" in sys.modules else "fork"
+        context = multiprocessing.get_context(method)
+        with ProcessPoolExecutor(
+            min(workers, len(jobs)), mp_context=context, initializer=_worker_init
+        ) as pool:
+            futures = [pool.submit(build_document, *job) for job in jobs]
+            for future in as_completed(futures):
+                results.append(future.result())
+                bar.update()
+    bar.close()
+    order = {job[0]: i for i, job in enumerate(jobs)}
+    results.sort(key=lambda r: order[r.doc_id])
+    for r in results:
+        if r.status == "failed":
+            shutil.rmtree(
+                doc_folder(index_dir, r.doc_id), ignore_errors=True
+            )  # no stale answers for a broken file
+        else:
+            catalog.update(r.doc_id, pages=r.pages or None, content_hash=r.content_hash)
+    catalog.save(index_dir)
+    report = BuildReport(results, time.perf_counter() - start, pages=sum(r.pages for r in results))
+    _write_manifest(index_dir, report, embedder, tokenizer)
+    return report
+
+
+def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokenizer: str) -> None:
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "embedder": embedder,
+        "tokenizer": tokenizer,
+        "seconds": round(report.seconds, 3),
+        "counts": {s: report.count(s) for s in ("built", "cached", "failed")},
+        "pages": report.pages,
+        "scanned_pages": sum(r.scanned_pages for r in report.results),
+        "documents": {
+            r.doc_id: {
+                "status": r.status,
+                "pages": r.pages,
+                "chunks": r.chunks,
+                "content_hash": r.content_hash,
+            }
+            for r in report.results
+            if r.status != "failed"
+        },
+        "failures": {r.doc_id: {"kind": r.kind, "message": r.message, "fix": r.fix} for r in report.failures},
+        "warnings": {r.doc_id: r.warnings for r in report.results if r.warnings},
+    }
+    tmp = index_dir / (MANIFEST_FILE + ".tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.replace(index_dir / MANIFEST_FILE)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m retrievers.build", description=__doc__.splitlines()[0])
+    p.add_argument("--catalog", required=True, help="dataset.json (MuDABench), catalog .csv or .jsonl")
+    p.add_argument("--pdf-dir", required=True, help="folder holding <id>.pdf files")
+    p.add_argument("--index", required=True, help="index folder to create or update")
+    p.add_argument(
+        "--workers", type=int, default=os.cpu_count(), help="parallel processes (default: core count)"
+    )
+    p.add_argument("--embedder", default=MINILM, choices=[MINILM, HASHING], help=argparse.SUPPRESS)
+    p.add_argument(
+        "--tokenizer", default=BIGRAM, choices=[BIGRAM, JIEBA], help="Chinese tokenization for BM25"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the per-document results as JSON")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.workers is not None and args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
+    if not Path(args.pdf_dir).is_dir():
+        print(
+            f"error: --pdf-dir {args.pdf_dir} is not a folder: give the folder holding <id>.pdf",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        catalog = Catalog.load(args.catalog)
+    except CatalogError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    report = build_index(
+        catalog,
+        args.pdf_dir,
+        args.index,
+        workers=args.workers,
+        embedder=args.embedder,
+        tokenizer=args.tokenizer,
+        catalog_dir=Path(args.catalog).resolve().parent,
+        progress=not args.no_progress,
+    )
+    if args.json:
+        print(json.dumps([asdict(r) for r in report.results], ensure_ascii=False, indent=1))
+    print(
+        f"{report.count('built')} built, {report.count('cached')} unchanged, {report.count('failed')} failed; "
+        f"{report.pages} pages in {report.seconds:.1f} s -> {args.index}"
+    )
+    for r in report.failures:
+        print(f"FAILED {r.doc_id}: {r.kind}: {r.message}. Fix: {r.fix}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

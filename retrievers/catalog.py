@@ -1,0 +1,208 @@
+"""The catalog: which documents exist and their metadata (id, symbol, fiscal year, doctype, language).
+
+Loaded from a MuDABench dataset JSON (its metadata rows, every gold `value_*` and `schema` ignored), a CSV
+or a JSONL file; kept in the index folder as SQLite. Rows are held in memory once loaded (a collection is
+hundreds of documents), so queries are plain Python and safe from any thread.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+from signatures.types import Document, Restriction
+
+CATALOG_FILE = "catalog.sqlite"
+FIELDS = ("symbol", "year", "doctype", "language")
+ENGLISH_DOCTYPES = {"US Stock Annual Report"}
+_COLUMNS = ("id", "symbol", "year", "doctype", "language", "path", "pages", "content_hash")
+
+
+class CatalogError(ValueError):
+    """Bad catalog input; the message says which row and how to fix it."""
+
+
+class Catalog:
+    def __init__(self, documents: list[Document]):
+        self._docs: dict[str, Document] = {}
+        for doc in documents:
+            self._docs.setdefault(doc.id, doc)  # first row of an id wins: dataset rows repeat documents
+
+    # ---- loading and saving -------------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | Path) -> Catalog:
+        """From dataset.json (MuDABench), .csv or .jsonl; raises CatalogError naming the fix."""
+        path = Path(path)
+        if not path.is_file():
+            raise CatalogError(f"catalog file not found: {path} (give a dataset.json, .csv or .jsonl file)")
+        suffix = path.suffix.lower()
+        if suffix == ".json":
+            rows = _dataset_rows(path)
+        elif suffix == ".jsonl":
+            rows = _jsonl_rows(path)
+        elif suffix == ".csv":
+            with path.open(encoding="utf-8-sig", newline="") as fh:
+                rows = list(csv.DictReader(fh))
+        else:
+            raise CatalogError(
+                f"unknown catalog format {suffix!r} for {path}: use .json (MuDABench), .csv or .jsonl"
+            )
+        if not rows:
+            raise CatalogError(f"{path} lists no documents")
+        return cls([_document(row, f"{path.name} row {i + 1}") for i, row in enumerate(rows)])
+
+    @classmethod
+    def open(cls, index_dir: str | Path) -> Catalog:
+        db = Path(index_dir) / CATALOG_FILE
+        if not db.is_file():
+            raise CatalogError(
+                f"no catalog in {index_dir}: build the index first (python -m retrievers.build)"
+            )
+        with sqlite3.connect(db) as conn:
+            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM documents ORDER BY rowid").fetchall()
+        return cls([Document(**dict(zip(_COLUMNS, row, strict=True))) for row in rows])
+
+    def save(self, index_dir: str | Path) -> Path:
+        db = Path(index_dir) / CATALOG_FILE
+        db.parent.mkdir(parents=True, exist_ok=True)
+        tmp = db.with_suffix(".tmp")
+        tmp.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute(
+                "CREATE TABLE documents (id TEXT PRIMARY KEY, symbol TEXT NOT NULL, year INTEGER NOT NULL, "
+                "doctype TEXT NOT NULL, language TEXT NOT NULL, path TEXT, pages INTEGER, content_hash TEXT)"
+            )
+            conn.executemany(
+                f"INSERT INTO documents VALUES ({', '.join('?' * len(_COLUMNS))})",
+                [tuple(getattr(d, c) for c in _COLUMNS) for d in self._docs.values()],
+            )
+            conn.commit()
+        finally:
+            conn.close()
+        tmp.replace(db)  # readers never see a half-written catalog
+        return db
+
+    # ---- queries --------------------------------------------------------------------------
+    def documents(self) -> list[Document]:
+        return list(self._docs.values())
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self._docs
+
+    def get(self, doc_id: str) -> Document:
+        try:
+            return self._docs[doc_id]
+        except KeyError:
+            raise KeyError(f"document {doc_id!r} is not in the catalog") from None
+
+    def update(self, doc_id: str, **changes) -> Document:
+        """Record what the build learned (pages, content_hash)."""
+        doc = self.get(doc_id).model_copy(update=changes)
+        self._docs[doc_id] = doc
+        return doc
+
+    def _scope(self, within: list[str] | None) -> list[Document]:
+        if within is None:
+            return self.documents()
+        return [self._docs[i] for i in within if i in self._docs]
+
+    def select(
+        self, restriction: Restriction | None = None, within: list[str] | None = None
+    ) -> list[Document]:
+        """Documents matching every given filter of the restriction (None = no filter on that field)."""
+        r = restriction or Restriction()
+        symbols = {str(s) for s in r.symbols} if r.symbols is not None else None
+        return [
+            d
+            for d in self._scope(within)
+            if (r.doctypes is None or d.doctype in r.doctypes)
+            and (r.years is None or d.year in r.years)
+            and (symbols is None or d.symbol in symbols)
+        ]
+
+    def distinct(self, field: str, within: list[str] | None = None) -> dict:
+        """Value -> number of documents, most common first."""
+        if field not in FIELDS:
+            raise ValueError(f"unknown catalog field {field!r}: use one of {', '.join(FIELDS)}")
+        return dict(Counter(getattr(d, field) for d in self._scope(within)).most_common())
+
+    def summary(self, within: list[str] | None = None) -> str:
+        """The planner's view of the collection, a few compact lines."""
+        docs = self._scope(within)
+        lines = [f"{len(docs)} documents"]
+        for field in ("doctype", "year", "language"):
+            counts = self.distinct(field, within=[d.id for d in docs])
+            lines.append(f"{field}: " + ", ".join(f"{v} ({n})" for v, n in sorted(counts.items(), key=str)))
+        symbols = sorted(self.distinct("symbol", within=[d.id for d in docs]))
+        shown = ", ".join(symbols[:40]) + (f", ... ({len(symbols)} in all)" if len(symbols) > 40 else "")
+        lines.append(f"symbols: {shown}")
+        return "\n".join(lines)
+
+
+def _dataset_rows(path: Path) -> list[dict]:
+    try:
+        items = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"{path} is not valid JSON ({exc}): give a MuDABench dataset.json") from exc
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list) or not all(isinstance(i, dict) and "metadata" in i for i in items):
+        raise CatalogError(
+            f"{path} is not a MuDABench dataset (a list of items with 'metadata'); use .jsonl or .csv"
+        )
+    # Only the metadata a system may see; value_* gold fields and schema are never read.
+    return [
+        {k: row.get(k) for k in ("id", "symbol", "year", "doctype", "language", "path")}
+        for i in items
+        for row in i["metadata"]
+    ]
+
+
+def _jsonl_rows(path: Path) -> list[dict]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise CatalogError(f"{path} line {n} is not JSON ({exc}): one object per line") from exc
+    return rows
+
+
+def _document(row: dict, where: str) -> Document:
+    missing = [k for k in ("id", "symbol", "year", "doctype") if row.get(k) in (None, "")]
+    if missing:
+        raise CatalogError(
+            f"{where} lacks {', '.join(missing)}: every document needs id, symbol, year, doctype"
+        )
+    try:
+        year = int(row["year"])
+    except (TypeError, ValueError):
+        raise CatalogError(
+            f"{where}: year {row['year']!r} is not a number (give the fiscal year, e.g. 2022)"
+        ) from None
+    doctype = str(row["doctype"]).strip()
+    symbol = str(row["symbol"]).strip()
+    if symbol.isdigit() and doctype.startswith("A股"):
+        symbol = symbol.zfill(6)  # A-share codes read from CSV/JSON as numbers lose their leading zeros
+    language = (row.get("language") or ("en" if doctype in ENGLISH_DOCTYPES else "zh")).strip()
+    if language not in ("zh", "en"):
+        raise CatalogError(f"{where}: language {language!r} must be zh or en")
+    pages = row.get("pages")
+    return Document(
+        id=str(row["id"]).strip(),
+        symbol=symbol,
+        year=year,
+        doctype=doctype,
+        language=language,
+        path=(str(row["path"]).strip() or None) if row.get("path") else None,
+        pages=int(pages) if pages not in (None, "") else None,
+        content_hash=row.get("content_hash") or None,
+    )

@@ -1,0 +1,150 @@
+"""One document's retriever: FAISS inner product over unit embeddings + BM25, fused by reciprocal rank.
+
+On disk, one folder per document:
+    meta.json      {"format_version", "doc_id", "embedder", "tokenizer", "content_hash", "chunks"}
+    chunks.jsonl   one Chunk per line, in index order
+    dense.faiss    faiss.IndexFlatIP over the chunk embeddings
+    bm25/          bm25s index of the tokenized chunks
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from retrievers.chunking import Chunk
+from retrievers.embedding import Embedder, get_embedder
+from retrievers.lexical import BIGRAM, LexicalIndex
+from signatures.types import Passage
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+RRF_K = 60  # the usual constant: ranks matter, raw score scales of the two sides do not
+MODES = ("hybrid", "dense", "bm25")
+
+
+class IndexVersionError(RuntimeError):
+    pass
+
+
+def rrf(rankings: list[np.ndarray], n: int, weights: list[float] | None = None) -> np.ndarray:
+    """Reciprocal-rank fusion of several rankings (arrays of chunk ids, best first) into one score per chunk."""
+    fused = np.zeros(n, dtype=np.float64)
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
+        fused[ranking] += weight / (RRF_K + 1 + np.arange(len(ranking)))
+    return fused
+
+
+class DocumentIndex:
+    def __init__(
+        self, doc_id: str, chunks: list[Chunk], dense, lexical: LexicalIndex, embedder: Embedder, meta: dict
+    ):
+        self.doc_id, self.chunks, self.dense, self.lexical = doc_id, chunks, dense, lexical
+        self.embedder, self.meta = embedder, meta
+
+    @classmethod
+    def build(
+        cls,
+        doc_id: str,
+        chunks: list[Chunk],
+        embedder: Embedder,
+        tokenizer: str = BIGRAM,
+        content_hash: str | None = None,
+    ) -> DocumentIndex:
+        if not chunks:
+            raise ValueError(f"document {doc_id!r} has no text chunks to index")
+        vectors = embedder.encode([c.text for c in chunks])
+        dense = faiss.IndexFlatIP(vectors.shape[1])
+        dense.add(vectors)
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "doc_id": doc_id,
+            "embedder": embedder.name,
+            "tokenizer": tokenizer,
+            "content_hash": content_hash,
+            "chunks": len(chunks),
+        }
+        return cls(
+            doc_id, chunks, dense, LexicalIndex.build([c.text for c in chunks], tokenizer), embedder, meta
+        )
+
+    # ---- persistence ----------------------------------------------------------------------
+    def save(self, folder: str | Path) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "chunks.jsonl").open("w", encoding="utf-8") as fh:
+            for c in self.chunks:
+                fh.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
+        faiss.write_index(self.dense, str(folder / "dense.faiss"))
+        self.lexical.save(folder / "bm25")
+        # meta last: its presence marks a complete index folder
+        (folder / "meta.json").write_text(
+            json.dumps(self.meta, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
+
+    @staticmethod
+    def read_meta(folder: str | Path) -> dict | None:
+        path = Path(folder) / "meta.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+    @classmethod
+    def load(cls, folder: str | Path, embedder: Embedder | None = None) -> DocumentIndex:
+        folder = Path(folder)
+        meta = cls.read_meta(folder)
+        if meta is None:
+            raise FileNotFoundError(f"no document index in {folder}: run python -m retrievers.build")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise IndexVersionError(
+                f"index in {folder} has format version {meta.get('format_version')}, this code reads version "
+                f"{FORMAT_VERSION}: rebuild it with python -m retrievers.build"
+            )
+        lines = (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+        chunks = [Chunk(**json.loads(line)) for line in lines if line]
+        if embedder is None or embedder.name != meta["embedder"]:
+            embedder = get_embedder(meta["embedder"])
+        dense = faiss.read_index(str(folder / "dense.faiss"))
+        lexical = LexicalIndex.load(folder / "bm25", meta["tokenizer"])
+        return cls(meta["doc_id"], chunks, dense, lexical, embedder, meta)
+
+    # ---- search ---------------------------------------------------------------------------
+    def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
+        n = len(self.chunks)
+        sims, ids = self.dense.search(query_vector.reshape(1, -1).astype(np.float32), n)
+        out = np.full(n, -1.0, dtype=np.float32)
+        keep = ids[0] >= 0
+        out[ids[0][keep]] = sims[0][keep]
+        return out
+
+    def ranked(self, query: str, mode: str = "hybrid", query_vector: np.ndarray | None = None) -> np.ndarray:
+        """A score per chunk (higher is better) for the chosen side(s)."""
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}: use one of {MODES}")
+        n = len(self.chunks)
+        lexical = self.lexical.scores(query) if mode != "dense" else None
+        if mode == "bm25":
+            return lexical
+        if query_vector is None:
+            query_vector = self.embedder.encode([query])[0]
+        dense = self.dense_scores(query_vector)
+        if mode == "dense":
+            return dense
+        hits = np.flatnonzero(lexical > 0)  # chunks sharing no term with the query are not in BM25's list
+        lexical_rank = hits[np.argsort(-lexical[hits], kind="stable")]
+        dense_rank = np.argsort(-dense, kind="stable")
+        return rrf([dense_rank, lexical_rank], n)
+
+    def search(
+        self, query: str, k: int = 5, mode: str = "hybrid", query_vector: np.ndarray | None = None
+    ) -> list[Passage]:
+        scores = self.ranked(query, mode, query_vector)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [self.passage(int(i), float(scores[i])) for i in order]
+
+    def passage(self, i: int, score: float) -> Passage:
+        c = self.chunks[i]
+        return Passage(doc_id=self.doc_id, page=c.page, page_end=c.page_end, text=c.text, score=score)

@@ -1,0 +1,101 @@
+"""BM25 over chunks (bm25s) with a tokenizer that handles Chinese and English in one pass.
+
+Chinese has no spaces, so runs of Han characters become overlapping character bigrams ("资本充足率" ->
+资本 本充 充足 足率); a query matches without any dictionary. `jieba` word segmentation is available as
+the alternative tokenizer (bench/retrieval_recall.py compares them). English becomes lower-case words.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+# bm25s sets its own logger to DEBUG, which floods the build output with "Building index from tokens".
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+BIGRAM, JIEBA = "bigram", "jieba"
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_HAN}]+|[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
+_STOP = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the this to was were which with".split()
+)
+
+
+def _english(word: str) -> str | None:
+    word = word.lower()
+    if word in _STOP:
+        return None
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]  # crude plural folding: "assets" matches "asset"
+    return word
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def tokenize(text: str, method: str = BIGRAM) -> list[str]:
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text):
+        piece = match.group()
+        first = piece[0]
+        if first.isdigit():
+            tokens.append(piece.replace(",", ""))
+        elif first.isascii():
+            word = _english(piece)
+            if word:
+                tokens.append(word)
+        elif method == JIEBA:
+            tokens.extend(w for w in _jieba().lcut_for_search(piece) if w.strip())
+        else:
+            tokens.extend(_bigrams(piece))
+    return tokens
+
+
+class LexicalIndex:
+    """BM25 scores for one document's chunks."""
+
+    def __init__(self, retriever, method: str):
+        self.retriever, self.method = retriever, method
+
+    @classmethod
+    def build(cls, texts: list[str], method: str = BIGRAM) -> LexicalIndex:
+        import bm25s
+
+        retriever = bm25s.BM25()
+        retriever.index([tokenize(t, method) or ["<empty>"] for t in texts], show_progress=False)
+        return cls(retriever, method)
+
+    def scores(self, query: str) -> np.ndarray:
+        vocab = self.retriever.vocab_dict
+        ids = [vocab[t] for t in tokenize(query, self.method) if t in vocab]
+        n = self.retriever.scores["num_docs"]
+        if not ids:
+            return np.zeros(n, dtype=np.float32)
+        return np.asarray(self.retriever.get_scores_from_ids(ids), dtype=np.float32)
+
+    def save(self, folder: Path) -> None:
+        self.retriever.save(str(folder))
+
+    @classmethod
+    def load(cls, folder: Path, method: str) -> LexicalIndex:
+        import bm25s
+
+        return cls(bm25s.BM25.load(str(folder)), method)

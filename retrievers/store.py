@@ -1,0 +1,137 @@
+"""IndexStore: the catalog plus every per-document index of an index folder, loaded lazily.
+
+Per-document indexes are kept in a small LRU so a run over hundreds of documents holds only the
+recent ones in memory. The store is shared, never copied: DSPy optimizers deep-copy programs per
+candidate, and `copy.deepcopy(store) is store`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from retrievers.catalog import Catalog
+from retrievers.embedding import Embedder, get_embedder
+from retrievers.index import DocumentIndex, rrf
+from signatures.types import Passage
+
+log = logging.getLogger(__name__)
+
+MANIFEST_FILE = "manifest.json"
+DOCS_DIR = "docs"
+
+
+class DocumentNotIndexed(LookupError):
+    """The document is in the catalog but has no index (its build failed or it was never built)."""
+
+
+def doc_folder(index_dir: str | Path, doc_id: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", doc_id)
+    return Path(index_dir) / DOCS_DIR / safe
+
+
+def read_manifest(index_dir: str | Path) -> dict:
+    path = Path(index_dir) / MANIFEST_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+class IndexStore:
+    def __init__(self, index_dir: Path, catalog: Catalog, manifest: dict, cache_size: int = 64):
+        self.index_dir, self.catalog, self.manifest = index_dir, catalog, manifest
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, DocumentIndex] = OrderedDict()
+        self._embedders: dict[str, Embedder] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, index_dir: str | Path, cache_size: int = 64) -> IndexStore:
+        index_dir = Path(index_dir)
+        if not index_dir.is_dir():
+            raise FileNotFoundError(
+                f"no index folder at {index_dir}: build one with python -m retrievers.build"
+            )
+        return cls(index_dir, Catalog.open(index_dir), read_manifest(index_dir), cache_size)
+
+    def __deepcopy__(self, memo):
+        return self  # big, read-only, shared by every program copy
+
+    def failures(self) -> dict[str, dict]:
+        """doc_id -> {"kind", "message", "fix"} for documents whose build failed."""
+        return self.manifest.get("failures", {})
+
+    # ---- loading --------------------------------------------------------------------------
+    def _embedder(self, name: str) -> Embedder:
+        if name not in self._embedders:
+            self._embedders[name] = get_embedder(name)
+        return self._embedders[name]
+
+    def index(self, doc_id: str) -> DocumentIndex:
+        with self._lock:
+            if doc_id in self._cache:
+                self._cache.move_to_end(doc_id)
+                return self._cache[doc_id]
+        folder = doc_folder(self.index_dir, doc_id)
+        meta = DocumentIndex.read_meta(folder)
+        if meta is None:
+            self.catalog.get(doc_id)  # KeyError with a clear message if the id is unknown
+            failure = self.failures().get(doc_id)
+            why = f"{failure['kind']}: {failure['message']}; {failure['fix']}" if failure else "not built yet"
+            raise DocumentNotIndexed(f"document {doc_id!r} has no index ({why})")
+        loaded = DocumentIndex.load(folder, self._embedder(meta["embedder"]))
+        with self._lock:
+            self._cache[doc_id] = loaded
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return loaded
+
+    # ---- search ---------------------------------------------------------------------------
+    def search(self, doc_id: str, query: str, k: int = 5, mode: str = "hybrid") -> list[Passage]:
+        """Hybrid dense + BM25 search inside one document, best first."""
+        return self.index(doc_id).search(query, k=k, mode=mode)
+
+    def indexed_ids(self) -> list[str]:
+        return [
+            d.id
+            for d in self.catalog.documents()
+            if (doc_folder(self.index_dir, d.id) / "meta.json").is_file()
+        ]
+
+    def search_pooled(self, query: str, k: int, doc_ids: list[str] | None = None) -> list[Passage]:
+        """One ranking over the chunks of many documents (the flat-RAG baseline).
+
+        Dense cosines are comparable across documents; BM25 scores are per-document, so the
+        lexical side is ranked by score normalized to each document's best hit before fusion.
+        """
+        ids = self.indexed_ids() if doc_ids is None else [d for d in doc_ids if d not in self.failures()]
+        vectors: dict[str, np.ndarray] = {}
+        owners, dense, lexical = [], [], []
+        for doc_id in ids:
+            try:
+                idx = self.index(doc_id)
+            except DocumentNotIndexed as exc:
+                log.warning("%s", exc)
+                continue
+            name = idx.embedder.name
+            if name not in vectors:
+                vectors[name] = idx.embedder.encode([query])[0]
+            d, lx = idx.dense_scores(vectors[name]), idx.lexical.scores(query)
+            top = lx.max() if len(lx) else 0.0
+            owners += [(idx, i) for i in range(len(idx.chunks))]
+            dense.append(d)
+            lexical.append(lx / top if top > 0 else lx)
+        if not owners:
+            return []
+        dense_all, lexical_all = np.concatenate(dense), np.concatenate(lexical)
+        hits = np.flatnonzero(lexical_all > 0)
+        fused = rrf(
+            [np.argsort(-dense_all, kind="stable"), hits[np.argsort(-lexical_all[hits], kind="stable")]],
+            len(owners),
+        )
+        order = np.argsort(-fused, kind="stable")[:k]
+        return [owners[i][0].passage(owners[i][1], float(fused[i])) for i in order]
