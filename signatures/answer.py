@@ -11,3 +11,11 @@ class WriteAnswer(dspy.Signature):
     sample_records: list[dict] = dspy.InputField(desc="records behind the result")
     missing: list[str] = dspy.InputField(desc="documents that could not be read, empty if none")
     answer: str = dspy.OutputField()
+
+
+class AnswerFromPassages(dspy.Signature):
+    """Answer the question from the retrieved passages only, in the question's language, naming every entity and number the question asks for, with units; say so when the passages do not hold what is needed."""
+
+    question: str = dspy.InputField()
+    passages: list[str] = dspy.InputField(desc="retrieved passages, each prefixed with its source")
+    answer: str = dspy.OutputField()

@@ -1,0 +1,84 @@
+"""Answerer: the execution result -> the final answer, with citations attached by code.
+
+The LM writes the answer in the question's language; citations are the documents (symbol, year,
+page, quote from the facts) behind the entities the answer or result names, and the documents
+that could not be read are listed for the LM and returned as `missing`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import dspy
+
+from signatures.answer import WriteAnswer
+from signatures.types import Citation, Document, DocumentFailure, Fact
+
+logger = logging.getLogger(__name__)
+
+
+def describe_missing(failures: list[DocumentFailure], documents: dict[str, Document]) -> list[str]:
+    lines = []
+    for f in failures:
+        d = documents.get(f.doc_id)
+        name = f"{d.symbol} {d.year} {d.doctype}" if d else f.doc_id
+        lines.append(f"{name} ({f.doc_id}): {f.stage} failed: {f.reason[:200]}")
+    return lines
+
+
+def cite(answer: str, result: str, records: list[dict], facts: list[Fact], documents: dict[str, Document]):
+    """Citations for the documents whose symbol the answer or result names; all records' if none is named."""
+    text = f"{answer}\n{result}"
+    named = [r["id"] for r in records if str(r.get("symbol", "")) and str(r["symbol"]) in text]
+    doc_ids = named or [r["id"] for r in records]
+    by_doc: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.disclosed:
+            by_doc.setdefault(fact.doc_id, []).append(fact)
+    citations = []
+    for doc_id in dict.fromkeys(doc_ids):
+        doc = documents.get(doc_id)
+        if doc is None:
+            continue
+        for fact in by_doc.get(doc_id, []) or [None]:
+            citations.append(Citation(doc_id=doc_id, symbol=doc.symbol, year=doc.year,
+                                      page=fact.page if fact else None, quote=fact.quote if fact else None))  # fmt: skip
+    return citations
+
+
+def fallback_answer(result: str, missing: list[str]) -> str:
+    """What the user gets when the answer LM call fails: the computed result, plainly."""
+    text = f"Result: {result}"
+    if missing:
+        text += "\nMissing documents: " + "; ".join(missing)
+    return text
+
+
+class Answerer(dspy.Module):
+    def __init__(self, resources):
+        super().__init__()
+        self.resources = resources
+        self.answer = dspy.Predict(WriteAnswer)
+
+    def inputs(self, question, result, records, failures, documents) -> dict:
+        sample = records[: int(self.resources.settings.sample_records)]
+        return dict(question=question, result=result, sample_records=sample,
+                    missing=describe_missing(failures, documents))  # fmt: skip
+
+    def forward(self, question, result, records, facts, failures, documents) -> dspy.Prediction:
+        inputs = self.inputs(question, result, records, failures, documents)
+        try:
+            answer = self.answer(**inputs).answer
+        except Exception as e:  # the computed result still reaches the user
+            logger.warning("answer call failed: %s: %s", type(e).__name__, e)
+            answer = fallback_answer(result, inputs["missing"])
+        return dspy.Prediction(answer=answer, citations=cite(answer, result, records, facts, documents))
+
+    async def aforward(self, question, result, records, facts, failures, documents) -> dspy.Prediction:
+        inputs = self.inputs(question, result, records, failures, documents)
+        try:
+            answer = (await self.answer.acall(**inputs)).answer
+        except Exception as e:
+            logger.warning("answer call failed: %s: %s", type(e).__name__, e)
+            answer = fallback_answer(result, inputs["missing"])
+        return dspy.Prediction(answer=answer, citations=cite(answer, result, records, facts, documents))

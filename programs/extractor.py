@@ -1,0 +1,179 @@
+"""DocumentExtractor: ONE predictor, called once per document with all of that document's fields.
+
+Known facts come from the fact store (no LM call when a document's fields are all known). Passages
+come from the document's own index: k per field description and per sub-query, deduplicated, each
+prefixed "[page N]". Documents run concurrently (threads in forward, a semaphore in aforward); a
+document whose call still fails after the LM's own retries becomes a DocumentFailure, never dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hashlib
+import logging
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+import dspy
+
+from programs.planner import fields_of
+from signatures.extractor import ExtractFacts
+from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class DocumentJob:
+    """What one document must yield, and what the fact store already knows of it."""
+
+    doc: Document
+    subqueries: list[SubQuery]
+    fields: list[FieldSpec]
+    known: dict[str, Fact]
+    missing: list[FieldSpec] = field(default_factory=list)
+    passages: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DocumentOutcome:
+    doc_id: str
+    facts: list[Fact]
+    failure: DocumentFailure | None = None
+    asked_lm: bool = False
+
+
+class DocumentExtractor(dspy.Module):
+    def __init__(self, resources):
+        super().__init__()
+        self.resources = resources
+        self.extract = dspy.Predict(ExtractFacts)
+
+    def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> dspy.Prediction:
+        jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
+        outcomes: dict[str, DocumentOutcome] = {}
+        workers = max(1, int(self.resources.settings.concurrency))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="extract") as pool:
+            # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
+            futures = {pool.submit(contextvars.copy_context().run, self.run_job, job): job for job in jobs}
+            for future in as_completed(futures):
+                outcome = future.result()
+                outcomes[outcome.doc_id] = outcome
+                if on_done:
+                    on_done(outcome)
+        return collect(jobs, outcomes)
+
+    async def aforward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> dspy.Prediction:
+        jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
+        gate = asyncio.Semaphore(max(1, int(self.resources.settings.concurrency)))
+
+        async def one(job: DocumentJob) -> DocumentOutcome:
+            async with gate:
+                outcome = await self.arun_job(job)
+            if on_done:
+                on_done(outcome)
+            return outcome
+
+        results = await asyncio.gather(*(one(job) for job in jobs))
+        return collect(jobs, {o.doc_id: o for o in results})
+
+    def prepare(self, doc_id: str, subqueries: list[SubQuery]) -> DocumentJob:
+        doc = self.resources.store.catalog.get(doc_id)
+        fields = fields_of(subqueries)
+        known = self.resources.facts.lookup(doc_id, fields) if self.resources.facts is not None else {}
+        return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known])
+
+    def run_job(self, job: DocumentJob) -> DocumentOutcome:
+        if not job.missing:
+            return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
+        try:
+            job.passages = self.passages(job)
+            pred = self.extract(**self.inputs(job))
+            return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
+        except Exception as e:  # one document never sinks the run
+            return self.failed(job, e)
+
+    async def arun_job(self, job: DocumentJob) -> DocumentOutcome:
+        if not job.missing:
+            return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
+        try:
+            job.passages = await asyncio.to_thread(self.passages, job)
+            pred = await self.extract.acall(**self.inputs(job))
+            return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
+        except Exception as e:  # one document never sinks the run
+            return self.failed(job, e)
+
+    def passages(self, job: DocumentJob) -> list[str]:
+        """k passages per missing field description and per sub-query, deduplicated, best first."""
+        k = int(self.resources.settings.k)
+        queries = [f.description or f.name for f in job.missing] + [sq.query for sq in job.subqueries]
+        seen, texts = set(), []
+        for query in queries:
+            for p in self.resources.store.search(job.doc.id, query, k=k):
+                key = (p.page, p.text)
+                if key not in seen:
+                    seen.add(key)
+                    texts.append(f"[page {p.page}] {p.text}")
+        return texts
+
+    def inputs(self, job: DocumentJob) -> dict:
+        d = job.doc
+        return dict(
+            document=f"{d.symbol} fiscal year {d.year} {d.doctype} (id {d.id})",
+            questions=[sq.query for sq in job.subqueries],
+            field_specs=job.missing,
+            passages=job.passages,
+        )
+
+    def finish(self, job: DocumentJob, values: list[ExtractedValue]) -> DocumentOutcome:
+        by_name = {v.field: v for v in values or []}
+        model, version = self.model_name(), prompt_version(self.extract)
+        new = []
+        for spec in job.missing:
+            v = by_name.get(spec.name)
+            if v is None:
+                continue  # not answered: left unknown, so a later run asks again
+            disclosed = bool(v.disclosed and v.value not in (None, ""))
+            new.append(Fact(
+                doc_id=job.doc.id, field=spec.name, description=spec.description, disclosed=disclosed,
+                value=v.value if disclosed else None, unit=v.unit if disclosed else None,
+                quote=v.quote, page=v.page, model=model, prompt_version=version,
+            ))  # fmt: skip
+        if self.resources.facts is not None and new:
+            self.resources.facts.put_many(new)
+        got = {f.field: f for f in new} | job.known
+        unanswered = [s.name for s in job.missing if s.name not in got]
+        if unanswered:
+            logger.warning("%s: the reply left out %s", job.doc.id, unanswered)
+        facts = [got.get(s.name) or Fact(doc_id=job.doc.id, field=s.name, description=s.description, disclosed=False)
+                 for s in job.fields]  # fmt: skip
+        return DocumentOutcome(job.doc.id, facts, asked_lm=True)
+
+    def failed(self, job: DocumentJob, error: Exception) -> DocumentOutcome:
+        reason = f"{type(error).__name__}: {error}"[:500]
+        logger.warning("extraction failed for %s: %s", job.doc.id, reason)
+        return DocumentOutcome(job.doc.id, list(job.known.values()), DocumentFailure(
+            doc_id=job.doc.id, stage="extract", reason=reason), asked_lm=True)  # fmt: skip
+
+    def model_name(self) -> str:
+        lm = self.extract.lm or dspy.settings.lm
+        return str(getattr(lm, "model", "") or "")
+
+
+def prompt_version(predictor: dspy.Predict) -> str:
+    """Short hash of what shapes the extraction prompt: instructions, fields and demos."""
+    sig = predictor.signature
+    text = sig.instructions + "|" + ",".join(sig.fields) + "|" + str(len(predictor.demos))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> dspy.Prediction:
+    """Outcomes in plan order (threads finish in any order)."""
+    ordered = [outcomes[j.doc.id] for j in jobs]
+    return dspy.Prediction(
+        facts=[f for o in ordered for f in o.facts],
+        failures=[o.failure for o in ordered if o.failure],
+        lm_documents=sum(o.asked_lm for o in ordered),
+        passages={j.doc.id: j.passages for j in jobs},
+    )

@@ -1,0 +1,148 @@
+"""One block of settings for every program, and THE only place in the repo that builds a dspy.LM.
+
+Precedence: dataclass defaults < COLLATE_* environment < explicit overrides (CLI flags).
+The whole block is logged as run parameters via `as_params()` (nanoGPT style).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, fields
+
+# DSPy's HTTP engine otherwise fetches a model-metadata file from the web on its first call.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import dspy  # noqa: E402
+
+ENV_PREFIX = "COLLATE_"
+
+# Stage name -> (Settings field holding its model override, Analyst attribute it configures).
+STAGES: dict[str, tuple[str, str | None]] = {
+    "planner": ("lm_planner", "planner"),
+    "extractor": ("lm_extractor", "extractor"),
+    "normalizer": ("lm_normalizer", "normalizer"),
+    "coder": ("lm_coder", "code_writer"),
+    "answer": ("lm_answer", "answerer"),
+    "judge": ("lm_judge", None),  # used by evaluate/, not part of the Analyst
+}
+
+NO_LM_MESSAGE = (
+    "No language model configured: set COLLATE_LM (or pass --lm). Examples:\n"
+    "  hosted:  COLLATE_LM=openai/gpt-4.1-mini OPENAI_API_KEY=sk-...\n"
+    "  local:   COLLATE_LM=openai/qwen2.5-7b-instruct COLLATE_API_BASE=http://localhost:8000/v1 "
+    "(vLLM; Ollama: http://localhost:11434/v1)"
+)
+
+
+class NoLMConfigured(RuntimeError):
+    """Raised when a command needs an LM and none is configured; the message says how to set one."""
+
+    def __init__(self, message: str = NO_LM_MESSAGE):
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Settings:
+    lm: str | None = None  # any model id DSPy accepts, e.g. openai/gpt-4.1-mini
+    api_base: str | None = None
+    api_key: str | None = None
+    lm_planner: str | None = None
+    lm_extractor: str | None = None
+    lm_normalizer: str | None = None
+    lm_coder: str | None = None
+    lm_answer: str | None = None
+    lm_judge: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 4000
+    num_retries: int = 3  # dspy.LM's own backoff for 429 / 5xx / timeouts
+    cache: bool = True
+    concurrency: int = 8  # documents extracted at once
+    k: int = 5  # passages per field (and per sub-query) for each document
+    fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
+    code_rounds: int = 3  # fix rounds after the first failing code
+    sandbox_timeout: float = 20.0
+    normalize_batch: int = 40  # raw values per normalizer LM call
+    sample_records: int = 8  # rows shown to the code-writer and the answerer
+
+    @classmethod
+    def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
+        """Defaults < COLLATE_* environment < overrides (None values in overrides are ignored)."""
+        environ = os.environ if environ is None else environ
+        values: dict = {}
+        for f in fields(cls):
+            raw = environ.get(ENV_PREFIX + f.name.upper())
+            if raw not in (None, ""):
+                values[f.name] = _parse(f, raw)
+        unknown = set(overrides or {}) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown settings {sorted(unknown)}; valid: {[f.name for f in fields(cls)]}")
+        values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        settings = cls(**values)
+        if require_lm and not settings.lm:
+            raise NoLMConfigured()
+        return settings
+
+    def replace(self, **changes) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+    def model_for(self, stage: str | None) -> str | None:
+        """The model a stage uses: its own override, else COLLATE_LM."""
+        if stage is None:
+            return self.lm
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
+        return getattr(self, STAGES[stage][0]) or self.lm
+
+    def as_params(self) -> dict:
+        """Every setting, flat, for logging; the API key is masked."""
+        params = dataclasses.asdict(self)
+        if params.get("api_key"):
+            params["api_key"] = "***"
+        return params
+
+
+def _parse(f: dataclasses.Field, raw: str):
+    kind = str(f.type)
+    try:
+        if kind.startswith("bool"):
+            return raw.strip().lower() in ("1", "true", "yes", "on")
+        if kind.startswith("int"):
+            return int(raw)
+        if kind.startswith("float"):
+            return float(raw)
+    except ValueError as e:
+        raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r} is not a valid {kind}: fix or unset it") from e
+    return raw
+
+
+def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
+    """Build the dspy.LM for a stage (None = the default LM). Raises NoLMConfigured when none is set."""
+    model = settings.model_for(stage)
+    if not model:
+        raise NoLMConfigured()
+    kwargs = {}
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    if settings.api_key:
+        kwargs["api_key"] = settings.api_key
+    return dspy.LM(
+        model,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+        num_retries=settings.num_retries,
+        cache=settings.cache,
+        **kwargs,
+    )
+
+
+def configure(settings: Settings, program=None) -> dspy.LM:
+    """Set the default LM and attach per-stage LMs to the program's stage modules. Called by CLIs only."""
+    default = build_lm(settings, None)
+    dspy.configure(lm=default)
+    if program is not None:
+        for stage, (field_name, attribute) in STAGES.items():
+            module = getattr(program, attribute, None) if attribute else None
+            if module is not None and getattr(settings, field_name):
+                module.set_lm(build_lm(settings, stage))
+    return default

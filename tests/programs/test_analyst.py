@@ -1,0 +1,36 @@
+"""The composed program end to end over a tiny store with DummyLM (dict mode)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+
+def test_forward_answers_with_records_citations_and_run_log(make_program, use_lm):
+    lm = use_lm()
+    pred = make_program()(question="哪家公司资本充足率最高？", doc_ids=None)
+    assert pred.answer == "资本充足率最高的是600001。"
+    assert [r["id"] for r in pred.records] == ["doc-a", "doc-b", "doc-c"]  # ESG doc excluded by the restriction
+    a = pred.records[0]
+    assert a["capital_adequacy_ratio"] == 15.44 and a["revenue"] == 32390060000.0 and a["symbol"] == "600001"
+    assert pred.records[2]["revenue"] == -1234.0
+    assert '"top": "600001"' in pred.result and "```" not in pred.code
+    assert {c.doc_id for c in pred.citations} == {"doc-a"} and {c.page for c in pred.citations} == {3, 4}
+    assert pred.missing == []
+    assert set(pred.run_log["doc_interactions"]) == {"doc-a", "doc-b", "doc-c"}
+    assert "15.44%" in pred.run_log["doc_interactions"]["doc-a"][0]["answer"]
+    assert len(lm.history) == 1 + 3 + 1 + 1  # plan, one call per document, code, answer
+
+
+def test_aforward_gives_the_same_answer(make_program, use_lm):
+    use_lm()
+    pred = asyncio.run(make_program().acall(question="哪家公司资本充足率最高？"))
+    assert pred.answer == "资本充足率最高的是600001。"
+    assert len(pred.records) == 3 and pred.missing == []
+
+
+def test_unknown_document_ids_are_named(make_program, use_lm):
+    use_lm()
+    with pytest.raises(ValueError, match="nope"):
+        make_program()(question="q", doc_ids=["doc-a", "nope"])
