@@ -1,0 +1,157 @@
+"""Run the sandbox process and watch it from outside: capped output, wall clock, process-group kill.
+
+The host never trusts the code to stop: it reads at most N bytes of stdout, kills the whole
+process group at the deadline, and afterwards kills anything still running under the run's
+throw-away uid (nothing should be; the pid namespace already took it down).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+STDERR_CAP = 64 * 1024  # runner diagnostics only; the tail is what matters
+GRACE_AFTER_DONE = 1.0  # seconds to let pipes close after the runner reported
+
+
+@dataclass
+class Outcome:
+    stdout: bytes
+    stderr: bytes
+    ready: bool  # the runner got as far as starting the user's code
+    done: dict | None  # the runner's final status message, if it sent one
+    killed_for: str | None  # "timeout" | "startup" | "output": we killed it, and why
+    returncode: int
+    elapsed: float  # seconds of the user's code (from "ready")
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_uid(uid: int | None) -> int:
+    """SIGKILL every process of `uid` (a run's throw-away uid); returns how many were found."""
+    if uid is None:
+        return 0
+    found = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue  # already gone
+        for line in status.splitlines():
+            if line.startswith("Uid:"):
+                if int(line.split()[1]) == uid:
+                    found += 1
+                    try:
+                        os.kill(int(entry.name), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                break
+    return found
+
+
+def _status_messages(buffer: bytearray) -> list[dict]:
+    messages = []
+    while b"\n" in buffer:
+        line, _, rest = bytes(buffer).partition(b"\n")
+        buffer[:] = rest
+        try:
+            messages.append(json.loads(line))
+        except ValueError:
+            continue  # the code wrote junk to our channel: ignore it, the exit status still tells
+    return messages
+
+
+def watch(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    status_fds: tuple[int, int],
+    timeout: float,
+    startup_timeout: float,
+    output_cap: int,
+) -> Outcome:
+    status_read, status_write = status_fds
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(status_write,),
+        env=env,
+        cwd=cwd,
+        start_new_session=True,  # its own process group, killed whole at the deadline
+    )
+    os.close(status_write)
+    out, err, status = bytearray(), bytearray(), bytearray()
+    buffers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err, status_read: status}
+    selector = selectors.DefaultSelector()
+    for fd in buffers:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+    ready_at: float | None = None
+    done: dict | None = None
+    killed_for: str | None = None
+    deadline = started + startup_timeout
+    try:
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                if done is None:
+                    killed_for = "timeout" if ready_at is not None else "startup"
+                break
+            for key, _ in selector.select(remaining):
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                buffer = buffers[key.fd]
+                if buffer is err:
+                    err += chunk
+                    del err[: max(0, len(err) - STDERR_CAP)]
+                    continue
+                buffer += chunk
+                if buffer is out and len(out) > output_cap:
+                    del out[output_cap:]
+                    killed_for = "output"
+                    break
+                if buffer is status:
+                    for message in _status_messages(status):
+                        if message.get("event") == "ready" and ready_at is None:
+                            ready_at = time.monotonic()
+                            deadline = ready_at + timeout
+                        elif message.get("event") == "done" and ready_at is not None:
+                            done = message
+                            deadline = min(deadline, time.monotonic() + GRACE_AFTER_DONE)
+            if killed_for:
+                break
+    finally:
+        if killed_for is None and not selector.get_map():
+            try:  # every pipe closed: let the process report its own exit status before any kill
+                proc.wait(timeout=GRACE_AFTER_DONE)
+            except subprocess.TimeoutExpired:
+                pass
+        _kill_group(proc.pid)
+        selector.close()
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()
+        os.close(status_read)
+        returncode = proc.wait()
+    elapsed = time.monotonic() - ready_at if ready_at is not None else 0.0
+    return Outcome(bytes(out), bytes(err), ready_at is not None, done, killed_for, returncode, elapsed)

@@ -1,0 +1,170 @@
+"""The script that runs INSIDE the sandbox: load records, drop privileges, run the analysis code.
+
+Stand-alone on purpose (standard library at import time, no project imports): it is executed as
+`python -I -S sandbox_runner.py JOB.json` by a bare interpreter that sees only the bound paths.
+It talks to the host over the status file descriptor named in the job: one JSON line
+{"event": "ready"} once pandas is imported and the records are loaded (the host starts the
+user's wall clock then), and one {"event": "done", "ok", "error", "limit"} at the end.
+The user's stdout goes to fd 1 untouched; the host caps and collects it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import linecache
+import os
+import resource
+import site
+import sys
+import traceback
+
+CODE_NAME = "analysis.py"  # the file name the user's tracebacks show
+PR_SET_NO_NEW_PRIVS = 38
+
+# Errors that mean a bound was hit rather than a bug in the code: (exception type, errno) -> limit.
+ERRNO_LIMITS = {
+    errno.EFBIG: "disk",
+    errno.ENOSPC: "disk",
+    errno.EDQUOT: "disk",
+    errno.EMFILE: "files",
+    errno.ENFILE: "files",
+}
+
+
+def _status(fd: int, **message) -> None:
+    try:
+        os.write(fd, (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+    except OSError:
+        pass  # the code closed our channel; the host reports the missing status itself
+
+
+def _drop_privileges(uid: int) -> None:
+    """Become an unprivileged uid of our own so RLIMIT_NPROC binds and nothing can regain root."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _mapped_bytes() -> int:
+    """This process's address-space size now (VmSize), the base the memory budget adds to."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 2 << 30  # no /proc: assume a generous runtime size rather than starve the code
+
+
+def _set_limits(limits: dict, cpu_seconds: int) -> None:
+    """Bound this process and all it starts; set after the imports so they do not eat the budget."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = int(used.ru_utime + used.ru_stime) + 1  # the user's CPU budget counts from here
+    bounds = {
+        resource.RLIMIT_CPU: (spent + cpu_seconds, spent + cpu_seconds + 1),
+        # The budget is on top of the pre-imported runtime (pandas alone maps ~0.3-1.3 GB).
+        resource.RLIMIT_AS: _mapped_bytes() + limits["memory_bytes"],
+        resource.RLIMIT_FSIZE: limits["file_bytes"],
+        resource.RLIMIT_NOFILE: limits["open_files"],
+        resource.RLIMIT_CORE: 0,
+    }
+    if limits.get("processes") is not None:
+        bounds[resource.RLIMIT_NPROC] = limits["processes"]
+    for kind, value in bounds.items():
+        soft, hard = value if isinstance(value, tuple) else (value, value)
+        resource.setrlimit(kind, (soft, hard))
+
+
+def _limit_of(exc: BaseException) -> str | None:
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, BlockingIOError) and exc.errno == errno.EAGAIN:
+        return "processes"  # fork/clone refused by RLIMIT_NPROC
+    if isinstance(exc, OSError):
+        return ERRNO_LIMITS.get(exc.errno)
+    return None
+
+
+def _format_error(exc: BaseException) -> str:
+    """Python's own traceback text, keeping only the frames in the user's code (not this runner's)."""
+    if isinstance(exc, SyntaxError):
+        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == CODE_NAME]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip()
+
+
+def _run(code: str, namespace: dict) -> tuple[bool, str | None, str | None]:
+    try:
+        compiled = compile(code, CODE_NAME, "exec")
+    except (SyntaxError, ValueError) as exc:  # ValueError: source with NUL bytes
+        return False, _format_error(exc), None
+    try:
+        exec(compiled, namespace)
+    except SystemExit as exc:
+        if exc.code in (None, 0):
+            return True, None, None
+        return False, f"SystemExit: {exc.code}", None
+    except BaseException as exc:  # noqa: BLE001 - everything the code raises is reported, nothing escapes
+        return False, _format_error(exc), _limit_of(exc)
+    return True, None, None
+
+
+def main() -> int:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        job = json.load(handle)
+    status_fd = job["status_fd"]
+    for directory in job["site_dirs"]:
+        site.addsitedir(directory)
+    # Pre-import the analysis stack before the clock starts: it is most of the run's overhead.
+    import datetime
+    import math
+    import re
+    import statistics
+
+    import numpy as np
+    import pandas as pd
+
+    with open(job["records"], encoding="utf-8") as handle:
+        records = json.load(handle)
+    with open(job["code"], encoding="utf-8") as handle:
+        code = handle.read()
+    linecache.cache[CODE_NAME] = (len(code), None, code.splitlines(True), CODE_NAME)
+    namespace = {
+        "__name__": "__main__",
+        "__builtins__": __builtins__,
+        "records": records,
+        "df": pd.DataFrame(records),
+        "pd": pd,
+        "np": np,
+        "math": math,
+        "statistics": statistics,
+        "datetime": datetime,
+        "re": re,
+        "json": json,
+    }
+    _set_limits(job["limits"], job["cpu_seconds"])
+    if job.get("uid") is not None and os.getuid() == 0:
+        _drop_privileges(job["uid"])
+    os.chdir(job["workdir"])
+    sys.stdout.reconfigure(encoding="utf-8", errors="replace")
+    _status(status_fd, event="ready")
+    ok, error, limit = _run(code, namespace)
+    try:
+        sys.stdout.flush()
+    except OSError as exc:  # stdout closed or broken by the code
+        ok, error = False, error or f"stdout could not be written: {exc}"
+    _status(status_fd, event="done", ok=ok, error=error, limit=limit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
