@@ -1,0 +1,207 @@
+"""The fake analyst's reading: find a field in retrieved passages (ExtractFacts) and convert raw
+values to canonical ones (NormalizeRecords), with simple rules a careful reader would use.
+
+It only sees what the prompt shows: passages prefixed `[page N]`, field specs, raw values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.fakes.fields import FieldRule, rule_named
+
+PAGE = re.compile(r"^\s*\[page (\d+)(?:\s*-\s*\d+)?\]\s*", re.I)
+NUMBER = re.compile(r"(?<![\w.])[-−(]?\d[\d,]*(?:\.\d+)?\)?(?:\s*(?:%|％|万元|亿元|千元|百万元|元|万股|股|人|次|"
+                    r"million|billion|thousand))?", re.I)
+DATE = re.compile(r"(\d{4})\s*(?:年|-|/|\.)\s*(\d{1,2})\s*(?:月|-|/|\.)\s*(\d{1,2})\s*日?")
+UNIT_NOTE = re.compile(r"单位[:：]\s*(?:人民币)?\s*(千元|万元|百万元|亿元|元)|in (thousands|millions|billions)", re.I)
+ORG = re.compile(r"[\u4e00-\u9fffA-Za-z（）()]{2,40}?(?:会计师事务所(?:[（(]特殊普通合伙[)）])?|有限公司|有限责任公司)")
+NEGATION = ("未", "没有", "不适用", "无", "not ")
+CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+def split_passage(passage: str) -> tuple[int | None, str]:
+    m = PAGE.match(passage)
+    return (int(m.group(1)), passage[m.end():]) if m else (None, passage)
+
+
+def _label_end(line: str, label: str, not_after: tuple[str, ...]) -> int:
+    """Where the label ends in the line (case-insensitive), skipping sibling metrics; -1 if absent."""
+    low, lab = line.lower(), label.lower()
+    start = low.find(lab)
+    while start >= 0:
+        if not any(low[:start].endswith(p.lower()) for p in not_after):
+            return start + len(lab)
+        start = low.find(lab, start + 1)
+    return -1
+
+
+def _is_year(token: str, rest: str) -> bool:
+    digits = token.strip("()-−")
+    return digits.isdigit() and 1990 <= int(digits) <= 2100 and (rest.lstrip().startswith(("年", "-", "/")) or len(digits) == 4)
+
+
+def _first_number(text: str) -> str | None:
+    for m in NUMBER.finditer(text):
+        token = m.group().strip()
+        if _is_year(token, text[m.end():]):
+            continue
+        return token
+    return None
+
+
+def _after_colon(text: str) -> str:
+    text = text.lstrip(" :：\t为是")
+    return re.split(r"[。；;]", text, maxsplit=1)[0].strip()
+
+
+def _value_from(rule_type: str, rule: FieldRule | None, line: str, rest: str, nxt: str) -> str | None:
+    """The value the label introduces: read after the label, else on the next line (column-wise tables)."""
+    if rule_type in ("number", "integer", "percent"):
+        if rule is not None and rule.name == "pre_tax_dividend_per_share":
+            m = re.search(r"每\s*10\s*股[^0-9]{0,12}(\d+(?:\.\d+)?)\s*元", line)
+            if m:
+                return f"每10股派{m.group(1)}元"
+        return _first_number(rest) or _first_number(nxt)
+    if rule_type == "date":
+        m = DATE.search(rest) or DATE.search(nxt)
+        return m.group(0) if m else None
+    if rule_type == "boolean":
+        return "否" if any(n in line for n in NEGATION) else "是"
+    if rule_type == "list":
+        text = _after_colon(rest) or _after_colon(nxt)
+        return text or None
+    if rule is not None and rule.name in ("accounting_firm_name", "assurance_org_name"):
+        m = ORG.search(rest) or ORG.search(nxt) or ORG.search(line)
+        if m:
+            return m.group(0).lstrip("为由是")
+    return _after_colon(rest) or _after_colon(nxt) or None
+
+
+def _unit_of(value: str, passage: str, rule_type: str) -> str | None:
+    m = re.search(r"(%|％|万元|亿元|千元|百万元|元|million|billion|thousand)$", value, re.I)
+    if m:
+        return m.group(1)
+    if rule_type not in ("number",):
+        return "%" if rule_type == "percent" else None
+    note = UNIT_NOTE.search(passage)
+    if note:
+        return note.group(1) or f"USD {note.group(2).lower()}"
+    return None
+
+
+def _female_executives(pages: list[tuple[int | None, str]]) -> tuple[list[str], int | None, str | None]:
+    """Names in rows that say 女 (an executives table with a gender column)."""
+    names: list[str] = []
+    first_page = quote = None
+    for page, text in pages:
+        for line in text.splitlines():
+            cells = line.split()
+            if "女" in cells and cells[0] != "女" and re.fullmatch(r"[\u4e00-\u9fff·]{2,4}", cells[0]):
+                if cells[0] not in names:
+                    names.append(cells[0])
+                    first_page = first_page or page
+                    quote = quote or line.strip()
+    return names, first_page, quote
+
+
+def extract_field(spec: dict, passages: list[str]) -> dict[str, Any]:
+    """One ExtractedValue (as a dict) for one field spec, from the passages, best passage first."""
+    name, description = spec.get("name", ""), spec.get("description", "")
+    rule = rule_named(name, description)
+    rule_type = spec.get("type") or (rule.type if rule else "string")
+    labels = rule.filing_labels() if rule else (description.rstrip("。."),)
+    not_after = rule.not_after if rule else ()
+    pages = [split_passage(p) for p in passages]
+    if rule is not None and rule.name.startswith("female_executive"):
+        names, page, quote = _female_executives(pages)
+        if names:
+            value = "、".join(names) if rule.type == "list" else str(len(names))
+            return {"field": name, "disclosed": True, "value": value, "unit": None if rule.type == "list" else "人",
+                    "quote": quote, "page": page}
+    for label in labels:
+        for page, text in pages:
+            lines = text.splitlines()
+            for i, line in enumerate(lines):
+                end = _label_end(line, label, not_after)
+                if end < 0:
+                    continue
+                nxt = lines[i + 1] if i + 1 < len(lines) else ""
+                value = _value_from(rule_type, rule, line, line[end:], nxt)
+                if not value:
+                    continue
+                return {"field": name, "disclosed": True, "value": value, "unit": _unit_of(value, text, rule_type),
+                        "quote": line.strip()[:200], "page": page}
+    return {"field": name, "disclosed": False, "value": None, "unit": None, "quote": None, "page": None}
+
+
+def extract_facts(inputs: dict) -> dict[str, Any]:
+    specs = inputs.get("field_specs") or []
+    passages = [p if isinstance(p, str) else str(p) for p in inputs.get("passages") or []]
+    return {"values": [extract_field(s if isinstance(s, dict) else {}, passages) for s in specs]}
+
+
+# ---- NormalizeRecords ----------------------------------------------------------------------------
+SCALES = (("百万元", 1e6), ("亿", 1e8), ("万", 1e4), ("千元", 1e3), ("billion", 1e9), ("million", 1e6), ("thousand", 1e3))
+
+
+def to_number(value: Any, unit: str | None, quote: str | None, field_type: str) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+        text = ""
+    else:
+        text = str(value or "")
+        m = re.search(r"[-−(]?\d[\d,]*(?:\.\d+)?\)?", text.split("派")[-1] if "10股" in text else text)
+        if not m:
+            return None
+        token = m.group()
+        negative = token.startswith(("-", "−")) or (token.startswith("(") and token.endswith(")"))
+        number = float(token.strip("()-−").replace(",", "")) * (-1 if negative else 1)
+    context = f"{text} {unit or ''}".lower()
+    if "10股" in context or "per 10 shares" in context:
+        return number / 10
+    if field_type == "percent":
+        return number if ("%" in context or "％" in context or abs(number) > 1) else number * 100
+    for word, factor in SCALES:
+        if word in context:
+            return number * factor
+    return number
+
+
+def normalize_value(item: dict, spec: dict | None) -> Any:
+    value, unit, quote = item.get("value"), item.get("unit"), item.get("quote")
+    field_type = (spec or {}).get("type", "string")
+    if value is None:
+        return None
+    text = str(value).strip()
+    if field_type in ("number", "percent"):
+        return to_number(value, unit, quote, field_type)
+    if field_type == "integer":
+        number = to_number(value, unit, quote, field_type)
+        return None if number is None else int(round(number))
+    if field_type == "date":
+        m = DATE.search(text)
+        return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else None
+    if field_type == "boolean":
+        if isinstance(value, bool):
+            return value
+        return not any(text.lower().startswith(n) for n in ("否", "no", "false", "未", "无", "不"))
+    if field_type == "list":
+        if isinstance(value, list):
+            return [str(v) for v in value]
+        return [p for p in re.split(r"\s*[、,，;；/]\s*|和|与|及", text) if p]
+    return text
+
+
+def normalize_records(inputs: dict) -> dict[str, Any]:
+    specs = {s.get("name"): s for s in inputs.get("field_specs") or [] if isinstance(s, dict)}
+    items = [i for i in inputs.get("items") or [] if isinstance(i, dict)]
+    return {"values": [{"key": i.get("key"), "value": normalize_value(i, specs.get(i.get("field")))} for i in items]}
+
+
+def chinese_number(text: str) -> int | None:
+    """三 -> 3, 十 -> 10, 5 -> 5 (for 'top three' style counts)."""
+    if text.isdigit():
+        return int(text)
+    return CN_DIGITS.get(text)
