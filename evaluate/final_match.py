@@ -1,0 +1,261 @@
+"""Deterministic final-answer matcher: decide what can be decided with confidence, leave the rest.
+
+The gold answer's key facts are the companies it names (in order when the question ranks them),
+its numbers (unit-aware: 14.3% == 0.143, 10600万元 == 1.06亿元, $4.85 billion == $4,851,882,000),
+its dates (2022年6月15日 == 2022-06-15 == 06-15) and, for questions asking for names of firms or
+methods, its quoted strings. A wrong or missing key fact decides "incorrect"; every key fact found
+where it belongs decides "correct"; anything in between is undecided and goes to the LLM judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from evaluate.entities import enumerations, find_mentions, ordered_symbols, owner_at
+from evaluate.quantities import DateMention, Quantity, find_dates, find_quantities, fold
+from evaluate.question_traits import QuestionTraits, read_question
+
+REFUSAL = re.compile(r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I)
+NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
+ORDINAL_BEFORE = re.compile(r"(?:top|前|第|no\.|#)\s*$", re.I)
+FIRM = re.compile(r"[\u4e00-\u9fff]{2,24}?(?:会计师事务所|认证服务有限公司|有限责任公司|有限公司)")
+FIRM_LEAD = re.compile(r".*[为是从到由的：:，,、；;]")
+QUOTED = re.compile(r"[“\"「『]([^”\"」』]{1,60})[”\"」』]")
+ITEM_SPLIT = re.compile(r"[、,，;；/]|和|及|与|\band\b")
+TEXT_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>]|特殊普通合伙")
+DISCRETE = {"count", "day", "person", "share", "month"}
+YEAR_MIN, YEAR_MAX = 1990, 2100
+RELATIVE_TOLERANCE = 0.005  # numbers recomputed from slightly different inputs
+MAX_ROUNDING = 0.05  # an answer rounded to fewer digits may be off by half its last digit, up to 5%
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    decided: bool
+    correct: bool | None  # None when undecided
+    reason: str
+
+    @classmethod
+    def right(cls, reason: str) -> MatchResult:
+        return cls(True, True, reason)
+
+    @classmethod
+    def wrong(cls, reason: str) -> MatchResult:
+        return cls(True, False, reason)
+
+    @classmethod
+    def undecided(cls, reason: str) -> MatchResult:
+        return cls(False, None, reason)
+
+
+@dataclass(frozen=True)
+class GoldFacts:
+    entities: list[str]  # in order of first mention
+    quantities: list[tuple[Quantity, str | None]]  # number and the company it belongs to
+    dates: list[tuple[DateMention, str | None]]
+    strings: list[str]  # firm names and quoted items, normalized
+
+
+def normalize_text(text: str) -> str:
+    return TEXT_NOISE.sub("", fold(text)).lower()
+
+
+def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterable[str] | None) -> GoldFacts:
+    text = fold(gold)
+    mentions = find_mentions(text, symbols)
+    asked_about = set(ordered_symbols(find_mentions(fold(question), symbols)))
+    entities = [s for s in ordered_symbols(mentions) if s not in asked_about]
+    keep = set(entities)
+    dates = find_dates(text)
+    taken = [(m.start, m.end) for m in mentions] + [(d.start, d.end) for d in dates]
+    quantities = []
+    for q in find_quantities(text, taken):
+        is_year = q.kind == "year" or (q.kind == "none" and q.raw.is_integer() and YEAR_MIN <= q.raw <= YEAR_MAX)
+        ordinal = bool(ORDINAL_BEFORE.search(text[max(0, q.start - 5) : q.start])) or text[q.end : q.end + 1] in ("名", "档", "位")
+        restates_count = q.kind == "count" and entities and q.raw == len(entities)
+        if is_year or ordinal or restates_count or q.raw in traits.numbers:
+            continue
+        quantities.append((q, owner_at(q.start, mentions, keep)))
+    strings = []
+    for m in FIRM.finditer(text):
+        name = normalize_text(FIRM_LEAD.sub("", m.group()))
+        if len(name) >= 4:
+            strings.append(name)
+    for m in QUOTED.finditer(text):
+        strings += [normalize_text(item) for item in ITEM_SPLIT.split(m.group(1)) if normalize_text(item)]
+    return GoldFacts(
+        entities=entities,
+        quantities=quantities,
+        dates=[(d, owner_at(d.start, mentions, keep)) for d in dates],
+        strings=list(dict.fromkeys(strings)),
+    )
+
+
+def _compatible(gold_kind: str, answer_kind: str) -> bool:
+    return gold_kind == answer_kind or "none" in (gold_kind, answer_kind)
+
+
+def _readings(q: Quantity, gold: Quantity | None, growth_quirk: bool) -> list[tuple[float, float]]:
+    """(value, rounding allowance) readings of a number; gold percents may also be read as fractions."""
+    readings = [(q.value, q.half_ulp)]
+    if gold is None and q.kind == "percent" and growth_quirk:
+        readings.append((q.value * 100, q.half_ulp * 100))  # "-0.14%" printed for a fraction -0.14
+    if gold is not None and q.kind == "none" and gold.kind == "percent":
+        readings.append((q.value / 100, q.half_ulp / 100))  # 18.02 meaning 18.02%
+    return readings
+
+
+def _same_number(g: Quantity, a: Quantity, growth_quirk: bool, absolute: bool = False) -> bool:
+    if not _compatible(g.kind, a.kind):
+        return False
+    for gv, gu in _readings(g, None, growth_quirk):
+        for av, au in _readings(a, g, growth_quirk):
+            if absolute:
+                gv, av = abs(gv), abs(av)
+            rounding = 0.0 if g.kind in DISCRETE else gu  # 1天 is exactly one day, not 0.5..1.5
+            tolerance = max(rounding, min(au, MAX_ROUNDING * abs(gv)), RELATIVE_TOLERANCE * abs(gv))
+            if abs(gv - av) <= tolerance:
+                return True
+    return False
+
+
+def _same_digits(g: Quantity, a: Quantity) -> bool:
+    """The digits as written agree though the units do not (10600 vs 10600万元): unclear, not wrong."""
+    return abs(g.raw - a.raw) <= max(0.5, RELATIVE_TOLERANCE * g.raw) if g.raw >= 1 else g.raw == a.raw
+
+
+class _AnswerView:
+    def __init__(self, answer: str, symbols: Iterable[str] | None, gold_entities: list[str]):
+        self.text = fold(answer)
+        self.mentions = find_mentions(self.text, symbols)
+        self.entities = ordered_symbols(self.mentions)
+        self.dates = find_dates(self.text)
+        taken = [(m.start, m.end) for m in self.mentions] + [(d.start, d.end) for d in self.dates]
+        # "1. 601398" list numbering is not a number of the answer
+        numbering = [(m.start(), m.end()) for m in re.finditer(r"(?m)^\s*\d{1,2}[.)、]\s", self.text)]
+        self.quantities = find_quantities(self.text, taken + numbering)
+        self.keep = set(gold_entities)
+
+    def owner(self, position: int) -> str | None:
+        return owner_at(position, self.mentions, self.keep)
+
+
+def _check_entities(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
+    """(wrong reason, unclear reason) about the companies named."""
+    gold, named = facts.entities, view.entities
+    if not gold:
+        return None, None
+    if not named:
+        if REFUSAL.search(view.text):
+            return "the answer declines to name companies", None
+        return None, "the answer names no codes or tickers (names only?)"
+    missing = [s for s in gold if s not in named]
+    if missing:
+        return f"missing {', '.join(missing)}", None
+    extra = [s for s in named if s not in gold]
+    ranked = traits.ranking and not traits.ties and len(gold) > 1
+    if ranked:
+        order = [s for s in named if s in gold]
+        if order != gold:
+            return f"order {order} differs from gold {gold}", None
+    if extra:
+        gold_set = set(gold)
+        for run in enumerations(view.text, view.mentions):
+            if gold_set <= set(run) and set(run) - gold_set:
+                return f"lists {', '.join(sorted(set(run) - gold_set))} beside the gold companies", None
+        if ranked and traits.top_k:
+            last_gold = max(named.index(s) for s in gold)
+            early = [s for s in named[:last_gold] if s not in gold]
+            if early:
+                return f"ranks {', '.join(early)} among the top {traits.top_k}", None
+        return None, f"also names {', '.join(extra)}"
+    return None, None
+
+
+def _assign(edges: list[list[int]]) -> list[int | None]:
+    """One answer number per gold number (max bipartite matching): a value the answer states once
+    cannot stand for two gold numbers that happen to be equal."""
+    taken: dict[int, int] = {}
+
+    def augment(g: int, seen: set[int]) -> bool:
+        for a in edges[g]:
+            if a in seen:
+                continue
+            seen.add(a)
+            if a not in taken or augment(taken[a], seen):
+                taken[a] = g
+                return True
+        return False
+
+    for g in range(len(edges)):
+        augment(g, set())
+    assigned: list[int | None] = [None] * len(edges)
+    for a, g in taken.items():
+        assigned[g] = a
+    return assigned
+
+
+def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
+    unclear = None
+    per_company = len(facts.entities) > 1
+    strong = [[i for i, a in enumerate(view.quantities) if _same_number(g, a, traits.growth_quirk)] for g, _ in facts.quantities]
+    placed = [
+        [i for i in hits if owner is None or not per_company or view.owner(view.quantities[i].start) == owner]
+        for hits, (_, owner) in zip(strong, facts.quantities, strict=True)
+    ]
+    assigned = _assign(placed)
+    for (g, owner), hits, slot in zip(facts.quantities, strong, assigned, strict=True):
+        if slot is not None:
+            continue
+        if hits:
+            unclear = unclear or f"{g.text} found but not next to {owner}, or used for another number"
+            continue
+        weak = any(_same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True) for a in view.quantities)
+        if g.value == 0 and NOTHING.search(view.text):
+            weak = True
+        if weak:
+            unclear = unclear or f"{g.text} found only with another unit or sign"
+        elif traits.asks_values:
+            return f"gold number {g.text} not found", None
+        else:
+            unclear = unclear or f"gold aside {g.text} not found"
+    for d, owner in facts.dates:
+        hits = [a for a in view.dates if (a.month, a.day) == (d.month, d.day) and (None in (a.year, d.year) or a.year == d.year)]
+        if not hits:
+            if traits.asks_values:
+                return f"gold date {d.iso()} not found", None
+            unclear = unclear or f"gold date {d.iso()} not found"
+        elif owner and len(facts.entities) > 1 and not any(view.owner(a.start) == owner for a in hits):
+            unclear = unclear or f"date {d.iso()} found but not next to {owner}"
+    return None, unclear
+
+
+def final_match(question: str, gold_answer: str, model_answer: str, symbols: Iterable[str] | None = None) -> MatchResult:
+    """Compare a model answer with the gold answer. `symbols`: the question's document symbols."""
+    symbols = list(symbols or [])
+    if not str(model_answer or "").strip():
+        return MatchResult.wrong("empty answer")
+    traits = read_question(question)
+    facts = read_gold(traits, question, gold_answer, symbols)
+    view = _AnswerView(model_answer, symbols, facts.entities)
+    if not (facts.entities or facts.quantities or facts.dates or facts.strings):
+        return MatchResult.undecided("the gold answer has no codes, numbers or dates to check")
+    wrong_e, unclear_e = _check_entities(traits, facts, view)
+    if wrong_e:
+        return MatchResult.wrong(wrong_e)
+    wrong_n, unclear_n = _check_numbers(traits, facts, view)
+    if wrong_n:
+        return MatchResult.wrong(wrong_n)
+    unclear = unclear_e or unclear_n
+    answer_text = normalize_text(view.text)
+    missing = [s for s in facts.strings if s not in answer_text]
+    if missing:
+        unclear = unclear or f"text not found verbatim: {missing[0]}"
+    elif traits.asks_text and not facts.strings:
+        unclear = unclear or "the question asks for text (names, addresses) the matcher cannot check"
+    if unclear:
+        return MatchResult.undecided(unclear)
+    parts = [f"{len(facts.entities)} companies", f"{len(facts.quantities)} numbers", f"{len(facts.dates)} dates"]
+    return MatchResult.right("all key facts found: " + ", ".join(parts))

@@ -1,0 +1,175 @@
+"""Numbers, units and dates found in free-text answers, in a comparable canonical form (no LM).
+
+Both the final-answer matcher and process accuracy compare values written in many ways: 14.3% and
+0.143, 10600.0万元 and 1.06亿元 and 106000000, $4,851,882,000.00 and $4.85 billion, 2022年6月15日
+and 2022-06-15. Everything here is pure text processing; comparison rules (which readings count)
+live in the callers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Longest first so that 万亿 wins over 亿 and 万.
+CNY_SCALES = [("万亿元", 1e12), ("万亿", 1e12), ("亿元", 1e8), ("亿", 1e8), ("千万元", 1e7), ("千万", 1e7),
+              ("百万元", 1e6), ("百万", 1e6), ("万元", 1e4), ("万", 1e4), ("千元", 1e3), ("元", 1.0)]  # fmt: skip
+EN_SCALES = {"trillion": 1e12, "tn": 1e12, "billion": 1e9, "bn": 1e9, "b": 1e9,
+             "million": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6, "thousand": 1e3, "k": 1e3}  # fmt: skip
+# Unit words after a number -> the kind of quantity (what it may be compared with).
+KIND_WORDS = [
+    (r"%|percent|个百分点|百分点", "percent"),
+    (r"天|日|days?\b", "day"),
+    (r"人|名(?!称)|people\b|persons?\b", "person"),
+    (r"家|companies\b|firms\b", "count"),
+    (r"次|times\b", "count"),
+    (r"个(?!月)", "count"),
+    (r"股|shares?\b", "share"),
+    (r"个月|months?\b", "duration"),
+    (r"月", "month"),
+    (r"分|points?\b", "score"),
+    (r"年|years?\b", "year"),
+]
+MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+               "october", "november", "december"]  # fmt: skip
+ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
+ZH_NUMERAL = re.compile(r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十]{1,3})(?=家|个|人|天|次|名|月)")
+DATE_FULL = re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})\s*日?(?!\d)")
+DATE_ZH_MD = re.compile(r"(?<![\d年-])(\d{1,2})月(\d{1,2})日")
+DATE_MMDD = re.compile(r"(?<![\d.,/-])(0\d|1[0-2])-([0-2]\d|3[01])(?![\d-])")
+DATE_EN = re.compile(r"\b(" + "|".join(m.capitalize() for m in MONTH_NAMES) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One number in a text: `value` has sign and scale applied (money in currency units)."""
+
+    value: float
+    raw: float  # the digits as written, unsigned and unscaled: a unit-blind fallback comparison
+    kind: str  # money | percent | day | person | count | share | month | duration | score | year | none
+    half_ulp: float  # half of the last printed digit, scaled: what rounding may explain
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class DateMention:
+    year: int | None
+    month: int
+    day: int
+    start: int
+    end: int
+
+    def iso(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}-{self.day:02d}" if self.year else f"{self.month:02d}-{self.day:02d}"
+
+
+def fold(text: str | None) -> str:
+    """NFKC folds full-width digits and punctuation (１２％ -> 12%, （ -> ()."""
+    return unicodedata.normalize("NFKC", str(text or ""))
+
+
+def find_dates(text: str) -> list[DateMention]:
+    """Dates in text; a month-day without year keeps year None (MuDABench's *_mmdd fields)."""
+    found: list[DateMention] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(year, month, day, m):
+        if any(s < m.end() and m.start() < e for s, e in taken):
+            return
+        try:
+            dt.date(year or 2000, month, day)
+        except ValueError:
+            return
+        taken.append((m.start(), m.end()))
+        found.append(DateMention(year, month, day, m.start(), m.end()))
+
+    for m in DATE_FULL.finditer(text):
+        add(int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
+    for m in DATE_EN.finditer(text):
+        add(int(m.group(3)), MONTH_NAMES.index(m.group(1).lower()) + 1, int(m.group(2)), m)
+    for m in DATE_ZH_MD.finditer(text):
+        add(None, int(m.group(1)), int(m.group(2)), m)
+    for m in DATE_MMDD.finditer(text):
+        add(None, int(m.group(1)), int(m.group(2)), m)
+    return sorted(found, key=lambda d: d.start)
+
+
+def parse_date_value(value) -> tuple[int | None, int, int] | None:
+    """(year or None, month, day) from a gold or predicted date value, or None."""
+    dates = find_dates(fold(str(value)))
+    return (dates[0].year, dates[0].month, dates[0].day) if dates else None
+
+
+def _unit_after(text: str, pos: int) -> tuple[float, str, int]:
+    """Scale, kind and end position of the unit written right after a number."""
+    tail = text[pos : pos + 16]
+    stripped = tail.lstrip(" ")
+    offset = pos + len(tail) - len(stripped)
+    for word, factor in CNY_SCALES:
+        if stripped.startswith(word):
+            return factor, "money", offset + len(word)
+    m = re.match(r"(trillion|billion|million|thousand|tn|bn|mn|mm|[kmb])\b", stripped, re.I)
+    if m and (len(m.group(1)) > 1 or m.group(1) in "KMBkmb"):
+        return EN_SCALES[m.group(1).lower()], "scaled", offset + m.end()
+    for pattern, kind in KIND_WORDS:
+        m = re.match(pattern, stripped, re.I)
+        if m:
+            return 1.0, kind, offset + m.end()
+    return 1.0, "none", pos
+
+
+def _zh_numeral(token: str) -> int | None:
+    """Small Chinese numerals (up to 99) as used for counts: 七, 十二, 二十三."""
+    if "十" not in token:
+        return ZH_DIGITS.get(token) if len(token) == 1 else None
+    tens, _, ones = token.partition("十")
+    if len(tens) > 1 or len(ones) > 1:
+        return None
+    return (ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (ZH_DIGITS.get(ones, 0) if ones else 0)
+
+
+def find_quantities(text: str, skip: list[tuple[int, int]] | None = None) -> list[Quantity]:
+    """Numbers with their units, skipping spans already taken (dates, entity codes)."""
+    skip = list(skip or [])
+    out: list[Quantity] = []
+    for m in NUMBER.finditer(text):
+        if any(s < m.end() and m.start() < e for s, e in skip):
+            continue
+        digits, decimals = m.group(3), m.group(4) or ""
+        raw = float(digits.replace(",", "") + decimals)
+        places = len(decimals) - 1 if decimals else 0
+        scale, kind, end = _unit_after(text, m.end())
+        currency = m.group(2)
+        if currency and kind in ("none", "scaled"):
+            kind = "money"
+        elif kind == "scaled":
+            kind = "money" if re.search(r"\$|USD|dollars", text[m.end() : end + 12]) else "none"
+        sign = -1.0 if m.group(1) else 1.0
+        if sign < 0 and not currency and m.start() > 0 and re.match(r"[A-Za-z0-9]", text[m.start() - 1]):
+            sign = 1.0  # "2021-2022": a range dash, not a minus
+        half_ulp = 0.5 * 10.0 ** (-places) * scale
+        value = sign * raw * scale
+        if kind == "percent":
+            value, half_ulp = value / 100.0, half_ulp / 100.0
+        out.append(Quantity(value, raw, kind, half_ulp, m.start(), end, text[m.start() : end]))
+    for m in ZH_NUMERAL.finditer(text):
+        number = _zh_numeral(m.group(1))
+        if number is None or any(s < m.end() and m.start() < e for s, e in skip):
+            continue
+        _, kind, end = _unit_after(text, m.end())
+        out.append(Quantity(float(number), float(number), kind, 0.5, m.start(), end, text[m.start() : end]))
+    for i, name in enumerate(MONTH_NAMES):
+        for m in re.finditer(rf"\b{name.capitalize()}\b", text):
+            if not any(s < m.end() and m.start() < e for s, e in skip):
+                out.append(Quantity(float(i + 1), float(i + 1), "month", 0.5, m.start(), m.end(), m.group()))
+    return sorted(out, key=lambda q: q.start)
+
+
+def close(a: float, b: float, tolerance: float) -> bool:
+    return abs(a - b) <= tolerance

@@ -1,0 +1,71 @@
+"""What a MuDABench question asks for, read from its wording: a ranking, ties, values, free text.
+
+The matcher needs this to know whether order matters, whether an extra company breaks the answer,
+and whether a number of the gold answer is a key fact or an aside (a simple question asking for
+codes whose gold adds "（各11人）").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evaluate.quantities import find_dates, find_quantities, fold
+
+RANKING = re.compile(
+    r"最高|最多|最快|最大|最优|最低|最少|最早|最晚|最差|前[一二三四五六七八九十\d]|排名|\btop\b|highest|largest|"
+    r"\bmost\b|lowest|\bbest\b|biggest|ranked|fastest",
+    re.I,
+)
+TIES = re.compile(r"并列|\bties?\b|\btied\b", re.I)
+WORD_NUMBERS = {"一": 1, "two": 2, "二": 2, "两": 2, "three": 3, "三": 3, "four": 4, "四": 4, "five": 5, "五": 5,
+                "ten": 10, "十": 10}  # fmt: skip
+TOP_K = [
+    re.compile(r"前\s*(\d+|[一二两三四五十])", re.I),
+    re.compile(r"最\S{0,12}?的\s*(\d+|[一二两三四五十])\s*家", re.I),
+    re.compile(r"\btop\s+(\d+|two|three|four|five|ten)\b", re.I),
+    re.compile(r"\b(\d+|two|three|four|five|ten)\s+(?:companies|firms|stocks)\b", re.I),
+]
+ASKS_VALUES = re.compile(
+    r"多少|几家|几天|几个|及其|和具体|以及|和它们|和这些|具体|得分|金额|比例是|增长率是|(?:代码|symbols?)\s*(?:和|及|、|and)|"
+    r"exact|how many|how much|amounts?\b|percentages?\b|\bvalues?\b",
+    re.I,
+)
+ASKS_TEXT = re.compile(
+    r"审验机构(?:是|名称|及)|哪家(?!公司)|名称|名字|姓名|地址(?!在)|从哪里|哪些方面|内容|方式|\bnames?\b|address", re.I
+)
+GROWTH = re.compile(r"增长|变化|增速")
+
+
+@dataclass(frozen=True)
+class QuestionTraits:
+    ranking: bool  # the order of the named companies matters
+    ties: bool  # the question allows ties: companies within a tier may come in any order
+    top_k: int | None  # "top three" -> 3
+    asks_values: bool  # numbers in the gold answer are key facts, not asides
+    asks_text: bool  # names, addresses, firms or methods: text the matcher cannot fully check
+    growth_quirk: bool  # A-share growth: the gold prints fractions with "%" ("-0.14%" means -14%)
+    numbers: frozenset[float]  # numbers written in the question (years, weights, thresholds)
+
+
+def read_question(question: str) -> QuestionTraits:
+    text = fold(question)
+    chinese = bool(re.search(r"[\u4e00-\u9fff]", text))
+    top_k = None
+    for pattern in TOP_K:
+        m = pattern.search(text)
+        if m:
+            token = m.group(1).lower()
+            top_k = int(token) if token.isdigit() else WORD_NUMBERS.get(token)
+            break
+    dates = [(d.start, d.end) for d in find_dates(text)]
+    numbers = frozenset(q.raw for q in find_quantities(text, dates))
+    return QuestionTraits(
+        ranking=bool(RANKING.search(text)),
+        ties=bool(TIES.search(text)),
+        top_k=top_k,
+        asks_values=bool(ASKS_VALUES.search(text)),
+        asks_text=bool(ASKS_TEXT.search(text)),
+        growth_quirk=chinese and bool(GROWTH.search(text)),
+        numbers=numbers,
+    )
