@@ -25,6 +25,7 @@ FIRM_LEAD = re.compile(r".*[为是从到由的：:，,、；;]")
 QUOTED = re.compile(r"[“\"「『]([^”\"」』]{1,60})[”\"」』]")
 ITEM_SPLIT = re.compile(r"[、,，;；/]|和|及|与|\band\b")
 TEXT_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>]|特殊普通合伙")
+UNSTATED_SCALES = (1e3, 1e4, 1e6, 1e8, 1e9)
 DISCRETE = {"count", "day", "person", "share", "month"}
 YEAR_MIN, YEAR_MAX = 1990, 2100
 RELATIVE_TOLERANCE = 0.005  # numbers recomputed from slightly different inputs
@@ -122,8 +123,15 @@ def _same_number(g: Quantity, a: Quantity, growth_quirk: bool, absolute: bool = 
 
 
 def _same_digits(g: Quantity, a: Quantity) -> bool:
-    """The digits as written agree though the units do not (10600 vs 10600万元): unclear, not wrong."""
-    return abs(g.raw - a.raw) <= max(0.5, RELATIVE_TOLERANCE * g.raw) if g.raw >= 1 else g.raw == a.raw
+    """The digits agree though the units do not (10600 vs 10600万元, or a bare number in 万元 or
+    millions): unclear, not wrong."""
+    if g.raw < 1:
+        return g.raw == a.raw
+    if abs(g.raw - a.raw) <= max(0.5, RELATIVE_TOLERANCE * g.raw):
+        return True
+    if g.kind == "money" and a.kind == "none":
+        return any(abs(g.value - a.value * scale) <= RELATIVE_TOLERANCE * abs(g.value) for scale in UNSTATED_SCALES)
+    return False
 
 
 class _AnswerView:
@@ -199,7 +207,7 @@ def _assign(edges: list[list[int]]) -> list[int | None]:
 
 def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
     unclear = None
-    per_company = len(facts.entities) > 1
+    per_company = len(facts.entities) > 1 and not traits.ties  # within a tie, any order is right
     strong = [[i for i, a in enumerate(view.quantities) if _same_number(g, a, traits.growth_quirk)] for g, _ in facts.quantities]
     placed = [
         [i for i in hits if owner is None or not per_company or view.owner(view.quantities[i].start) == owner]
