@@ -51,6 +51,7 @@ class DocumentExtractor(dspy.Module):
         self.extract = dspy.Predict(ExtractFacts)
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> dspy.Prediction:
+        """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
         jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
         outcomes: dict[str, DocumentOutcome] = {}
         workers = max(1, int(self.resources.settings.concurrency))
@@ -61,18 +62,20 @@ class DocumentExtractor(dspy.Module):
                 outcome = future.result()
                 outcomes[outcome.doc_id] = outcome
                 if on_done:
-                    on_done(outcome)
+                    on_done(len(outcomes), len(jobs), outcome)
         return collect(jobs, outcomes)
 
     async def aforward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> dspy.Prediction:
         jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
         gate = asyncio.Semaphore(max(1, int(self.resources.settings.concurrency)))
+        finished: list[str] = []
 
         async def one(job: DocumentJob) -> DocumentOutcome:
             async with gate:
                 outcome = await self.arun_job(job)
+            finished.append(outcome.doc_id)
             if on_done:
-                on_done(outcome)
+                on_done(len(finished), len(jobs), outcome)
             return outcome
 
         results = await asyncio.gather(*(one(job) for job in jobs))

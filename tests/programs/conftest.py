@@ -1,13 +1,8 @@
-"""Shared fixtures for the program tests: a tiny catalog + store, DummyLM replies, an in-process sandbox."""
+"""Shared fixtures for the program tests: a tiny catalog + store and DummyLM (dict mode) replies."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-
 import dspy
-import pandas as pd
 import pytest
 from dspy.utils.dummies import DummyLM
 
@@ -87,19 +82,6 @@ def replies(**overrides) -> dict:
     return {k: v for k, v in answers.items() if v is not None}
 
 
-def run_in_process(code: str, records: list[dict], timeout: float = 20.0):
-    """Stand-in for programs.sandbox.run_code in unit tests (same result shape)."""
-    from types import SimpleNamespace
-
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            exec(code, {"pd": pd, "df": pd.DataFrame(records), "json": json})  # noqa: S102 - test-only stand-in
-        return SimpleNamespace(ok=True, stdout=out.getvalue(), error=None, limit=None)
-    except Exception as e:
-        return SimpleNamespace(ok=False, stdout=out.getvalue(), error=f"{type(e).__name__}: {e}", limit=None)
-
-
 @pytest.fixture
 def store():
     return TinyStore()
@@ -111,12 +93,7 @@ def settings():
 
 
 @pytest.fixture
-def sandbox(monkeypatch):
-    monkeypatch.setattr("programs.code_writer.run_in_sandbox", run_in_process)
-
-
-@pytest.fixture
-def make_program(store, settings, sandbox):
+def make_program(store, settings):
     def make(facts: FactStore | None = None, **changes):
         return build_program(settings.replace(**changes), store, facts=facts or FactStore(None))
 
