@@ -39,6 +39,7 @@ def test_bad_environment_value_names_the_variable(monkeypatch):
     monkeypatch.setenv("COLLATE_CONCURRENCY", "many")
     with pytest.raises(ValueError, match="COLLATE_CONCURRENCY"):
         Settings.from_env({"lm": "openai/x"})
+    monkeypatch.delenv("COLLATE_CONCURRENCY")
     with pytest.raises(ValueError, match="unknown settings"):
         Settings.from_env({"lm": "openai/x", "concurency": 2})
 
