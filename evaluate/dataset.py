@@ -1,0 +1,190 @@
+"""MuDABench-format datasets: load, merge duplicate ids, strip gold, split, hash.
+
+The same loader reads the public MuDABench files (`simple.json`, `complex.json`) and our synthetic
+`DIR/dataset.json` (docs/interfaces.md). A system under evaluation only ever sees `strip_gold(item)`:
+the question and, per document, id, symbol, year and doctype. Never `value_*`, `schema`,
+`source_answer` or `final_answer` (the reference agent leaks gold by formatting whole rows).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+logger = logging.getLogger(__name__)
+
+VISIBLE_FIELDS = ("id", "symbol", "year", "doctype")
+
+
+class DatasetError(ValueError):
+    """A dataset file that cannot be used; the message names the file and the fix."""
+
+
+class GoldRow(BaseModel):
+    """One document of a question with its gold values (`value_*` keys) and their schema text."""
+
+    id: str
+    symbol: str
+    year: int
+    doctype: str
+    schema_: dict[str, str] = Field(default_factory=dict, alias="schema")
+    values: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = {"populate_by_name": True}
+
+
+class DocumentRef(BaseModel):
+    """What a system may know about a document before reading it."""
+
+    id: str
+    symbol: str
+    year: int
+    doctype: str
+
+
+class PublicItem(BaseModel):
+    """A question as a system sees it: no gold anywhere."""
+
+    question_id: str
+    question: str
+    documents: list[DocumentRef]
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return [d.id for d in self.documents]
+
+
+class DatasetItem(BaseModel):
+    question_id: str
+    question: str
+    metadata: list[GoldRow]
+    source_answer: list[str] = Field(default_factory=list)
+    final_answer: str
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return [row.id for row in self.metadata]
+
+    @property
+    def symbols(self) -> list[str]:
+        return list(dict.fromkeys(row.symbol for row in self.metadata))
+
+    @property
+    def doctype(self) -> str:
+        """The question's document type (each MuDABench question uses one; the commonest wins)."""
+        counts = Counter(row.doctype for row in self.metadata)
+        return counts.most_common(1)[0][0] if counts else "unknown"
+
+
+class Split(BaseModel):
+    train: list[DatasetItem]
+    dev: list[DatasetItem]
+    test: list[DatasetItem]
+
+
+def _row(raw: dict, where: str) -> GoldRow:
+    if not isinstance(raw, dict):
+        raise DatasetError(f"{where}: a metadata row must be an object with id, symbol, year, doctype")
+    values = {k: v for k, v in raw.items() if k.startswith("value_")}
+    try:
+        return GoldRow(
+            id=str(raw["id"]), symbol=str(raw["symbol"]), year=int(raw["year"]), doctype=str(raw["doctype"]),
+            schema=raw.get("schema") or {}, values=values,
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError) as e:
+        raise DatasetError(f"{where}: metadata row lacks or mistypes {e}; each row needs id, symbol, year, doctype") from e
+
+
+def _item(raw: Any, where: str) -> DatasetItem:
+    if not isinstance(raw, dict):
+        raise DatasetError(f"{where}: each item must be an object with question_id, question, metadata, final_answer")
+    missing = [k for k in ("question_id", "question", "metadata", "final_answer") if k not in raw]
+    if missing:
+        raise DatasetError(f"{where}: missing {missing}; a MuDABench item has question_id, question, metadata, final_answer")
+    rows = [_row(r, f"{where} metadata[{j}]") for j, r in enumerate(raw["metadata"] or [])]
+    try:
+        return DatasetItem(
+            question_id=str(raw["question_id"]), question=str(raw["question"]), metadata=rows,
+            source_answer=[str(s) for s in raw.get("source_answer") or []], final_answer=str(raw["final_answer"]),
+        )  # fmt: skip
+    except ValidationError as e:
+        raise DatasetError(f"{where}: {e.errors()[0]['msg']}") from e
+
+
+def _merge(first: DatasetItem, other: DatasetItem) -> DatasetItem:
+    """Duplicate ids: keep the first answer, union the documents (the MuDABench duplicates are identical)."""
+    if first.final_answer != other.final_answer:
+        logger.warning("question %s appears twice with different answers; keeping the first", first.question_id)
+    known = set(first.doc_ids)
+    rows = first.metadata + [r for r in other.metadata if r.id not in known]
+    sources = list(dict.fromkeys(first.source_answer + other.source_answer))
+    return first.model_copy(update={"metadata": rows, "source_answer": sources})
+
+
+def load_dataset(path: str | Path) -> list[DatasetItem]:
+    """Items of a MuDABench-format JSON file (or of DIR/dataset.json), duplicate ids merged, order kept."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "dataset.json"
+    if not path.exists():
+        raise DatasetError(f"{path}: no such dataset; pass a MuDABench JSON file or a folder holding dataset.json")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DatasetError(f"{path}: not valid JSON ({e}); expected a list of MuDABench items") from e
+    if not isinstance(raw, list):
+        raise DatasetError(f"{path}: expected a JSON list of items, got {type(raw).__name__}")
+    merged: dict[str, DatasetItem] = {}
+    duplicates = 0
+    for i, entry in enumerate(raw):
+        item = _item(entry, f"{path} item {i}")
+        if item.question_id in merged:
+            duplicates += 1
+            merged[item.question_id] = _merge(merged[item.question_id], item)
+        else:
+            merged[item.question_id] = item
+    if duplicates:
+        logger.info("%s: merged %d duplicate question ids", path, duplicates)
+    return list(merged.values())
+
+
+def strip_gold(item: DatasetItem) -> PublicItem:
+    """What the system under test may see: the question and each document's id, symbol, year, doctype."""
+    documents = [DocumentRef(**{f: getattr(row, f) for f in VISIBLE_FIELDS}) for row in item.metadata]
+    return PublicItem(question_id=item.question_id, question=item.question, documents=documents)
+
+
+def split(
+    items: list[DatasetItem], seed: int = 0, fractions: tuple[float, float, float] = (0.6, 0.2, 0.2)
+) -> Split:
+    """Seeded train/dev/test split, stratified by document type (each type in every part where possible)."""
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-6:
+        raise ValueError(f"fractions {fractions} must be three non-negative numbers summing to 1")
+    by_type: dict[str, list[DatasetItem]] = defaultdict(list)
+    for item in sorted(items, key=lambda it: it.question_id):
+        by_type[item.doctype].append(item)
+    parts: dict[str, list[DatasetItem]] = {"train": [], "dev": [], "test": []}
+    rng = random.Random(seed)
+    for doctype in sorted(by_type):
+        group = by_type[doctype]
+        rng.shuffle(group)
+        n_train = round(len(group) * fractions[0])
+        n_dev = round(len(group) * fractions[1])
+        parts["train"] += group[:n_train]
+        parts["dev"] += group[n_train : n_train + n_dev]
+        parts["test"] += group[n_train + n_dev :]
+    return Split(**parts)
+
+
+def dataset_hash(items: list[DatasetItem]) -> str:
+    """Content hash of a dataset, independent of item order: goes in sidecars next to compiled programs."""
+    canonical = sorted((item.model_dump(mode="json", by_alias=True) for item in items), key=lambda d: d["question_id"])
+    blob = json.dumps(canonical, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
