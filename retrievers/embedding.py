@@ -51,13 +51,12 @@ class MiniLMEmbedder(Embedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         model = _load_minilm()
         vectors = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+            texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
         )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        # normalize in float32: bfloat16 norms are only good to ~1e-3
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return np.ascontiguousarray(vectors / np.where(norms == 0, 1.0, norms))
 
 
 class HashingEmbedder(Embedder):

@@ -239,7 +239,19 @@ def _blocks(runs, tables, height) -> list[Block]:
 
 
 def _cell(value) -> str:
-    return " ".join(str(value).split()) if value is not None else ""
+    """A cell's wrapped lines joined: no space between two Chinese characters, one elsewhere."""
+    if value is None:
+        return ""
+    text = ""
+    for part in str(value).split():
+        if text and not (_is_han(text[-1]) and _is_han(part[0])):
+            text += " "
+        text += part
+    return text
+
+
+def _is_han(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or ch in "，。、；：（）％"
 
 
 def render_table(rows: list[list[str | None]]) -> tuple[str, list[str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -106,6 +107,19 @@ def write_scanned(path: Path) -> Path:
     c.drawImage(str(image_path), 72, 600, width=400, height=200)
     c.save()
     return path
+
+
+@pytest.fixture
+def writers() -> SimpleNamespace:
+    """The PDF writers above, for tests (importlib mode cannot import conftest directly)."""
+    return SimpleNamespace(
+        cjk=write_cjk_report,
+        column=write_column_table,
+        encrypted=write_encrypted,
+        corrupt=write_corrupt,
+        blank=write_blank,
+        scanned=write_scanned,
+    )
 
 
 @pytest.fixture

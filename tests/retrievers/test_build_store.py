@@ -1,0 +1,80 @@
+"""Building an index folder: parallel, per-document failures, content-hash cache; the store on top of it."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from retrievers.build import build_index
+from retrievers.catalog import Catalog
+from retrievers.store import DocumentNotIndexed, IndexStore, doc_folder
+
+
+def _build(c, workers=2):
+    return build_index(
+        Catalog.load(c["catalog"]),
+        c["pdf_dir"],
+        c["index"],
+        workers=workers,
+        embedder="hashing-256",
+        progress=False,
+    )
+
+
+def test_broken_documents_are_reported_and_the_rest_is_built(tiny_collection):
+    report = _build(tiny_collection)  # a real process pool
+    status = {r.doc_id: (r.status, r.kind) for r in report.results}
+    assert status == {
+        "zh1": ("built", ""),
+        "en1": ("built", ""),
+        "enc": ("failed", "encrypted"),
+        "bad": ("failed", "corrupt"),
+        "blank": ("failed", "empty"),
+        "scan": ("failed", "scanned"),
+        "missing": ("failed", "missing"),
+    }
+    assert all(r.fix for r in report.failures)
+    manifest = json.loads((tiny_collection["index"] / "manifest.json").read_text())
+    assert manifest["counts"] == {"built": 2, "cached": 0, "failed": 5}
+    assert manifest["failures"]["enc"]["kind"] == "encrypted" and manifest["pages"] == 3
+    stored = Catalog.open(tiny_collection["index"]).get("zh1")
+    assert stored.pages == 2 and len(stored.content_hash) == 64
+
+
+def test_unchanged_documents_are_never_rebuilt(tiny_collection, writers):
+    _build(tiny_collection, workers=1)
+    folder = doc_folder(tiny_collection["index"], "zh1")
+    stamp = (folder / "dense.faiss").stat().st_mtime_ns
+    again = _build(tiny_collection, workers=1)
+    assert {r.doc_id for r in again.results if r.status == "cached"} == {"zh1", "en1"}
+    assert (folder / "dense.faiss").stat().st_mtime_ns == stamp
+    writers.column(tiny_collection["pdf_dir"] / "zh1.pdf")  # zh1's content changes
+    third = _build(tiny_collection, workers=1)
+    assert {r.doc_id: r.status for r in third.results if r.status != "failed"} == {
+        "zh1": "built",
+        "en1": "cached",
+    }
+    assert (
+        "Total assets" in IndexStore.open(tiny_collection["index"]).search("zh1", "total assets", k=1)[0].text
+    )
+
+
+def test_store_searches_lazily_reports_unindexed_documents_and_is_shared(tiny_collection):
+    _build(tiny_collection, workers=1)
+    store = IndexStore.open(tiny_collection["index"], cache_size=1)
+    assert len(store.catalog) == 7 and store.indexed_ids() == ["zh1", "en1"]
+    top = store.search("zh1", "资本充足率", k=3)
+    assert "2022年 | 资本充足率 | 15.44%" in top[0].text and top[0].page == 1
+    assert store.search("en1", "net income", k=1)[0].text.endswith("Net income $ 98,765")
+    assert list(store._cache) == ["en1"]  # LRU of one: zh1 was evicted
+    with pytest.raises(DocumentNotIndexed, match="encrypted"):
+        store.search("enc", "anything")
+    with pytest.raises(KeyError, match="not in the catalog"):
+        store.search("nope", "anything")
+    pooled = store.search_pooled("total assets", k=3)
+    assert pooled[0].doc_id == "en1" and len(pooled) == 3
+    assert {p.doc_id for p in store.search_pooled("资本充足率", k=2, doc_ids=["zh1", "enc"])} == {"zh1"}
+    assert copy.deepcopy(store) is store
+    assert copy.deepcopy({"s": store})["s"] is store

@@ -1,0 +1,59 @@
+"""DocumentIndex: hybrid search, the three modes, save/load round trip, format version check."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from retrievers.chunking import Chunk
+from retrievers.embedding import HashingEmbedder
+from retrievers.index import DocumentIndex, IndexVersionError, rrf
+
+CHUNKS = [
+    Chunk("公司简介\n本公司成立于1998年。", 1, 1),
+    Chunk("主要会计数据\n2022年 | 资本充足率 | 15.44%", 3, 3, kind="table"),
+    Chunk("Item 8\nTotal assets $ 1,234,567", 5, 6),
+    Chunk("风险管理\n信用风险总体可控。", 7, 7),
+]
+
+
+@pytest.fixture
+def index():
+    return DocumentIndex.build("d1", CHUNKS, HashingEmbedder(), content_hash="h")
+
+
+def test_rrf_rewards_agreement():
+    fused = rrf([np.array([0, 1, 2]), np.array([1, 0])], 3)
+    assert fused[0] == fused[1] > fused[2]
+    assert rrf([np.array([2])], 3, weights=[2.0])[2] == pytest.approx(2 / 61)
+
+
+def test_each_mode_finds_the_table_value(index):
+    for mode in ("hybrid", "dense", "bm25"):
+        top = index.search("资本充足率", k=2, mode=mode)
+        assert top[0].page == 3 and "15.44%" in top[0].text, mode
+        assert top[0].score >= top[1].score
+    passage = index.search("total assets", k=1)[0]
+    assert (passage.doc_id, passage.page, passage.page_end) == ("d1", 5, 6)
+    with pytest.raises(ValueError, match="unknown search mode"):
+        index.search("x", mode="magic")
+
+
+def test_save_load_round_trip_and_version_check(index, tmp_path):
+    index.save(tmp_path / "d1")
+    loaded = DocumentIndex.load(tmp_path / "d1")
+    assert loaded.chunks == CHUNKS and loaded.meta["content_hash"] == "h"
+    for query in ("资本充足率", "total assets", "信用风险"):
+        assert loaded.search(query, k=4) == index.search(query, k=4)
+    meta = json.loads((tmp_path / "d1" / "meta.json").read_text())
+    meta["format_version"] = 0
+    (tmp_path / "d1" / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(IndexVersionError, match="format version 0.*rebuild"):
+        DocumentIndex.load(tmp_path / "d1")
+
+
+def test_a_document_without_text_cannot_be_indexed():
+    with pytest.raises(ValueError, match="no text chunks"):
+        DocumentIndex.build("empty", [], HashingEmbedder())

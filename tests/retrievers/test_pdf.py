@@ -1,0 +1,73 @@
+"""Parsing: lines rebuilt from positions, tables rendered with headers, broken files reported by kind."""
+
+from __future__ import annotations
+
+import pypdfium2 as pdfium
+import pytest
+
+from retrievers.pdf import ParseError, parse_pdf, render_table
+
+
+def test_ruled_table_values_keep_their_row_label_and_column_header(cjk_pdf):
+    doc = parse_pdf(cjk_pdf)
+    assert [p.number for p in doc.pages] == [1, 2]
+    tables = [b for b in doc.pages[0].blocks if b.kind == "table"]
+    assert len(tables) == 1
+    assert "2022年 | 资本充足率 | 15.44%" in tables[0].lines
+    assert "2021年 | 不良贷款率 | 1.10%" in tables[0].lines
+    assert tables[0].header == "项目 | 2022年 | 2021年"
+    # the table's cells are not repeated as loose text lines
+    assert not any("15.44%" in line for b in doc.pages[0].blocks if b.kind == "text" for line in b.lines)
+    assert "第四节 公司治理" in doc.pages[1].text
+
+
+def test_table_written_column_by_column_comes_out_row_by_row(column_pdf):
+    # pdfium's own reading order separates labels from values: the reason lines are rebuilt
+    pdf = pdfium.PdfDocument(str(column_pdf))
+    raw = pdf[0].get_textpage().get_text_range()
+    pdf.close()
+    assert "Total assets $ 1,234,567" not in raw
+    text = parse_pdf(column_pdf).pages[0].text
+    assert "Total assets $ 1,234,567" in text.splitlines()
+    assert "Net income $ 98,765" in text.splitlines()
+    assert text.splitlines()[0] == "Item 8. Financial Statements"
+
+
+@pytest.mark.parametrize(
+    ("writer", "kind"),
+    [("encrypted", "encrypted"), ("corrupt", "corrupt"), ("blank", "empty"), ("scanned", "scanned")],
+)
+def test_unreadable_documents_say_what_happened_and_what_to_do(tmp_path, writers, writer, kind):
+    path = getattr(writers, writer)(tmp_path / f"{kind}.pdf")
+    with pytest.raises(ParseError) as info:
+        parse_pdf(path)
+    assert info.value.kind == kind
+    assert info.value.fix and "Fix:" in str(info.value)
+
+
+def test_missing_file_is_reported(tmp_path):
+    with pytest.raises(ParseError) as info:
+        parse_pdf(tmp_path / "nope.pdf")
+    assert info.value.kind == "missing"
+
+
+def test_scanned_page_inside_a_text_document_is_counted(tmp_path, writers, cjk_pdf):
+    scanned = writers.scanned(tmp_path / "scan.pdf")
+    merged = pdfium.PdfDocument.new()
+    for source in (cjk_pdf, scanned):
+        src = pdfium.PdfDocument(str(source))
+        merged.import_pages(src)
+        src.close()
+    merged.save(str(tmp_path / "mixed.pdf"))
+    doc = parse_pdf(tmp_path / "mixed.pdf")
+    assert doc.scanned_pages == [3]
+    assert doc.text_pages == 2
+    assert "scanned" in doc.warnings[0]
+
+
+def test_render_table_fills_merged_headers_and_joins_wrapped_chinese():
+    header, lines = render_table(
+        [["项目", "2022年", None], ["资本充\n足率", "15.44%", "14.12%"], ["小计", None, None]]
+    )
+    assert header == "项目 | 2022年 | 2022年"
+    assert lines == ["2022年 | 资本充足率 | 15.44%", "2022年 | 资本充足率 | 14.12%", "小计"]
