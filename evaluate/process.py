@@ -1,0 +1,148 @@
+"""Process accuracy: extracted facts against the gold metadata rows, cell by cell, deterministically.
+
+Alignment is by document id. A cell is one gold value of one document; a row is right when all its
+cells are; a column (a field) is right when it is right in every row of the question. Macro
+averages per question (as in the MuDABench paper), micro pools every cell, row and column (as in
+the reference code). The wrong cells' explanations double as GEPA textual feedback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluate.cells import CellResult, compare_cell, show
+from evaluate.dataset import DatasetItem
+
+UNIT_SUFFIXES = ("_10k_cny", "_cny", "_usd", "_pct")
+Facts = Mapping[str, Mapping[str, Any]]  # doc_id -> {value_key: value}
+
+
+def key_variants(gold_key: str) -> list[str]:
+    """Names an extractor may have used for a gold key: value_capital_adequacy_ratio_pct,
+    capital_adequacy_ratio_pct, capital_adequacy_ratio."""
+    bare = gold_key.removeprefix("value_")
+    variants = [gold_key, bare]
+    for suffix in UNIT_SUFFIXES:
+        if bare.endswith(suffix):
+            variants.append(bare.removesuffix(suffix))
+            break
+    return variants
+
+
+def lookup(row_facts: Mapping[str, Any], gold_key: str) -> tuple[bool, Any]:
+    lowered = {str(k).lower(): v for k, v in row_facts.items()}
+    for name in key_variants(gold_key):
+        if name in lowered:
+            return True, lowered[name]
+    return False, None
+
+
+@dataclass
+class QuestionProcess:
+    question_id: str
+    cells: list[CellResult] = field(default_factory=list)
+    rows: dict[str, bool] = field(default_factory=dict)  # doc_id -> every cell right
+    columns: dict[str, bool] = field(default_factory=dict)  # field -> right in every row
+
+    @property
+    def cell_accuracy(self) -> float:
+        return sum(c.correct for c in self.cells) / len(self.cells) if self.cells else 0.0
+
+    @property
+    def row_accuracy(self) -> float:
+        return sum(self.rows.values()) / len(self.rows) if self.rows else 0.0
+
+    @property
+    def column_accuracy(self) -> float:
+        return sum(self.columns.values()) / len(self.columns) if self.columns else 0.0
+
+    @property
+    def all_rows_right(self) -> bool:
+        return bool(self.rows) and all(self.rows.values())
+
+    def feedback(self, limit: int = 20) -> str:
+        """The wrong cells, one per line: what the optimizer's reflection LM reads."""
+        wrong = [c.explanation for c in self.cells if not c.correct]
+        if not wrong:
+            return "every extracted value matches the gold"
+        more = f"\n... and {len(wrong) - limit} more" if len(wrong) > limit else ""
+        return "\n".join(wrong[:limit]) + more
+
+    def summary(self) -> dict:
+        return {
+            "cells": len(self.cells), "cell_accuracy": self.cell_accuracy, "row_accuracy": self.row_accuracy,
+            "column_accuracy": self.column_accuracy, "all_rows_right": self.all_rows_right,
+            "wrong_cells": [c.explanation for c in self.cells if not c.correct],
+        }  # fmt: skip
+
+
+@dataclass
+class ProcessScores:
+    per_question: list[QuestionProcess]
+    macro: dict[str, float]
+    micro: dict[str, float]
+
+    def as_dict(self) -> dict:
+        return {"process_macro": self.macro, "process_micro": self.micro}
+
+
+def score_question(item: DatasetItem, facts: Facts | None) -> QuestionProcess:
+    """Compare one question's extracted facts (doc_id -> {key: value}) with its gold rows."""
+    facts = facts or {}
+    result = QuestionProcess(item.question_id)
+    for row in item.metadata:
+        row_facts = facts.get(row.id)
+        row_cells = []
+        for key, gold in row.values.items():
+            if row_facts is None:
+                found, got = False, None
+                correct, why = False, "document not extracted"
+            else:
+                found, got = lookup(row_facts, key)
+                correct, why = compare_cell(key, gold, got) if found else (gold is None, "field not extracted")
+            text = f"{row.symbol} {key}: got {show(got) if found else 'nothing'}, gold {show(gold)}"
+            cell = CellResult(row.id, row.symbol, key, gold, got, correct, text + (f" ({why})" if why and not correct else ""))
+            row_cells.append(cell)
+            result.columns[key] = result.columns.get(key, True) and correct
+        if row_cells:
+            result.rows[row.id] = all(c.correct for c in row_cells)
+            result.cells += row_cells
+    return result
+
+
+def aggregate(per_question: list[QuestionProcess]) -> ProcessScores:
+    scored = [q for q in per_question if q.cells]
+    n = len(scored)
+    macro = {
+        "cell": sum(q.cell_accuracy for q in scored) / n if n else 0.0,
+        "row": sum(q.row_accuracy for q in scored) / n if n else 0.0,
+        "column": sum(q.column_accuracy for q in scored) / n if n else 0.0,
+    }
+    cells = [c.correct for q in scored for c in q.cells]
+    rows = [v for q in scored for v in q.rows.values()]
+    columns = [v for q in scored for v in q.columns.values()]
+    micro = {
+        "cell": sum(cells) / len(cells) if cells else 0.0,
+        "row": sum(rows) / len(rows) if rows else 0.0,
+        "column": sum(columns) / len(columns) if columns else 0.0,
+    }
+    return ProcessScores(per_question, macro, micro)
+
+
+def process_scores(items: list[DatasetItem], facts_by_question: Mapping[str, Facts]) -> ProcessScores:
+    """Process accuracy over the questions that have facts (`question_id -> doc_id -> {key: value}`)."""
+    per_question = [score_question(item, facts_by_question[item.question_id]) for item in items if item.question_id in facts_by_question]
+    return aggregate(per_question)
+
+
+def records_to_facts(records: list[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The program's normalized records (one per document, `id` attached by code) as facts."""
+    facts: dict[str, dict[str, Any]] = {}
+    for record in records:
+        doc_id = record.get("id")
+        if doc_id is None:
+            continue
+        facts.setdefault(str(doc_id), {}).update({k: v for k, v in record.items() if k not in ("id", "symbol", "year", "doctype")})
+    return facts
