@@ -34,7 +34,7 @@ def catalog_values(catalog: str) -> tuple[list[str], list[int], list[str]]:
     """Doctypes, years and symbols the catalog summary shows (whatever its layout)."""
     doctypes = [d for d in DOCTYPES if d in catalog]
     years = years_in(catalog)
-    symbols = re.findall(r"(?<![\w])(\d{6}|[A-Z]{1,5})(?![\w])", catalog.split("symbols", 1)[-1]) if "symbols" in catalog else []
+    symbols = re.findall(r"(?<![A-Za-z0-9])(\d{6}|[A-Z]{1,5})(?![A-Za-z0-9])", catalog.split("symbols", 1)[-1]) if "symbols" in catalog else []
     return doctypes, years, symbols
 
 
@@ -167,7 +167,7 @@ def answer(inputs: dict) -> dict:
 
 
 # ---- JudgeAnswer ---------------------------------------------------------------------------------
-KEY_TOKEN = re.compile(r"(?<![\w.])(\d{6}|[A-Z]{1,5}|-?\d+(?:\.\d+)?)(?![\w])")
+KEY_TOKEN = re.compile(r"(?<![A-Za-z0-9.])(\d{6}|[A-Z]{1,5}|-?\d+(?:\.\d+)?)(?![A-Za-z0-9])")
 
 
 def judge(inputs: dict) -> dict:
@@ -179,6 +179,8 @@ def judge(inputs: dict) -> dict:
     def present(key: str) -> bool:
         if key in model:
             return True
+        if re.fullmatch(r"\d{6}|[A-Z]{1,5}", key):  # stock codes and tickers match exactly
+            return False
         try:
             target = float(key)
         except ValueError:

@@ -121,7 +121,8 @@ _KINDS = {
 
 
 def kind_of_prompt(parsed: ParsedPrompt) -> str:
-    outs = tuple(parsed.output_fields)
+    # ChainOfThought-style modules prepend `reasoning`; it does not change what the call is for.
+    outs = tuple(f for f in parsed.output_fields if f != "reasoning")
     if outs in _KINDS:
         return _KINDS[outs]
     if outs == ("values",):

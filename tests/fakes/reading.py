@@ -12,7 +12,7 @@ from typing import Any
 from tests.fakes.fields import FieldRule, rule_named
 
 PAGE = re.compile(r"^\s*\[page (\d+)(?:\s*-\s*\d+)?\]\s*", re.I)
-NUMBER = re.compile(r"(?<![\w.])[-−(]?\d[\d,]*(?:\.\d+)?\)?(?:\s*(?:%|％|万元|亿元|千元|百万元|元|万股|股|人|次|"
+NUMBER = re.compile(r"(?<![A-Za-z0-9.])[-−(]?\d[\d,]*(?:\.\d+)?\)?(?:\s*(?:%|％|万元|亿元|千元|百万元|元|万股|股|人|次|"
                     r"million|billion|thousand))?", re.I)
 DATE = re.compile(r"(\d{4})\s*(?:年|-|/|\.)\s*(\d{1,2})\s*(?:月|-|/|\.)\s*(\d{1,2})\s*日?")
 UNIT_NOTE = re.compile(r"单位[:：]\s*(?:人民币)?\s*(千元|万元|百万元|亿元|元)|in (thousands|millions|billions)", re.I)
