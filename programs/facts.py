@@ -91,6 +91,9 @@ class FactStore:
         with self._lock:
             return self._conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
 
+    def __bool__(self) -> bool:
+        return True  # an empty store is still a store (`facts or default` must not replace it)
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 # What a field holds. The normalizer converts to these; the code-writer relies on them.
 FieldType = Literal["number", "integer", "percent", "string", "boolean", "date", "list"]
@@ -48,6 +48,14 @@ class Restriction(BaseModel):
     doctypes: list[str] | None = None
     years: list[int] | None = None
     symbols: list[str] | None = None
+
+    @field_validator("symbols", mode="before")
+    @classmethod
+    def _symbols_as_text(cls, value):
+        """LMs often write A-share codes as numbers (600001): symbols are text in the catalog."""
+        if isinstance(value, (list, tuple)):
+            return [str(v) for v in value]
+        return value
 
 
 class FieldSpec(BaseModel):

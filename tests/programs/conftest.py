@@ -78,8 +78,8 @@ def replies(**overrides) -> dict:
         "[[ ## columns ## ]]": {"code": "```python\n" + CODE + "\n```"},
         "[[ ## result ## ]]": {"answer": "资本充足率最高的是600001。"},
     }
-    answers.update(overrides)
-    return {k: v for k, v in answers.items() if v is not None}
+    merged = {**overrides, **{k: v for k, v in answers.items() if k not in overrides}}  # overrides match first
+    return {k: v for k, v in merged.items() if v is not None}
 
 
 @pytest.fixture

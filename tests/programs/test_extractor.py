@@ -1,0 +1,89 @@
+"""One call per document, concurrent; failures recorded not dropped; facts reused and resumed."""
+
+from __future__ import annotations
+
+import asyncio
+
+from programs.facts import FactStore
+
+
+def extraction_calls(lm) -> list[str]:
+    """Which documents the LM was asked about (one entry per extraction call)."""
+    calls = []
+    for entry in lm.history:
+        text = entry["messages"][-1]["content"]
+        calls += [d for d in ("doc-a", "doc-b", "doc-c") if f"(id {d})" in text]
+    return calls
+
+
+def test_one_call_per_document_with_page_prefixed_deduplicated_passages(make_program, use_lm, store):
+    lm = use_lm()
+    program = make_program()
+    program(question="q")
+    assert sorted(extraction_calls(lm)) == ["doc-a", "doc-b", "doc-c"]
+    prompt = next(e["messages"][-1]["content"] for e in lm.history if "(id doc-a)" in e["messages"][-1]["content"])
+    assert prompt.count("[page 3] 资本充足率为15.44%") == 1  # three queries returned it, sent once
+    assert {q for d, q in store.searches if d == "doc-a"} == {"资本充足率", "营业收入", "资本充足率和营业收入是多少？"}
+
+
+def test_failed_document_is_recorded_and_the_others_complete(make_program, use_lm):
+    use_lm(**{"(id doc-b)": {"values": "this is not json"}})
+    pred = make_program()(question="q")
+    assert [(m.doc_id, m.stage) for m in pred.missing] == [("doc-b", "extract")]
+    assert "AdapterParseError" in pred.missing[0].reason
+    assert [r["id"] for r in pred.records] == ["doc-a", "doc-c"]
+    assert "doc-b" in pred.run_log["doc_interactions"]  # the failure is in the run log too
+    assert "FAILED" in pred.run_log["doc_interactions"]["doc-b"][-1]["answer"]
+
+
+def test_second_question_reuses_facts_with_zero_extraction_calls(make_program, use_lm, tmp_path):
+    facts = FactStore(tmp_path / "facts.sqlite")
+    lm = use_lm()
+    make_program(facts=facts)(question="q")
+    assert len(extraction_calls(lm)) == 3 and len(facts) == 6
+    lm2 = use_lm()
+    pred = make_program(facts=FactStore(tmp_path / "facts.sqlite"))(question="another question, same fields")
+    assert extraction_calls(lm2) == []
+    assert len(lm2.history) == 3  # plan, code, answer
+    assert pred.records[0]["capital_adequacy_ratio"] == 15.44
+
+
+def test_a_run_that_died_resumes_asking_only_what_is_missing(make_program, use_lm, tmp_path):
+    facts = FactStore(tmp_path / "facts.sqlite")
+    use_lm(**{"(id doc-c)": None})  # no reply for doc-c: it fails, as if the run died there
+    first = make_program(facts=facts)(question="q")
+    assert [m.doc_id for m in first.missing] == ["doc-c"]
+    lm = use_lm()
+    second = make_program(facts=facts)(question="q")
+    assert extraction_calls(lm) == ["doc-c"] and second.missing == []
+
+
+def test_aforward_runs_documents_concurrently_and_reports_progress(make_program, use_lm):
+    use_lm(**{"(id doc-b)": None})
+    seen = []
+    program = make_program(concurrency=2)
+    pred = asyncio.run(program.acall(question="q", on_progress=lambda done, total, o: seen.append((done, total))))
+    assert sorted(seen) == [(1, 3), (2, 3), (3, 3)]
+    assert [m.doc_id for m in pred.missing] == ["doc-b"] and len(pred.records) == 2
+
+
+def test_thread_progress_counts_every_document(make_program, use_lm):
+    use_lm()
+    seen = []
+    make_program(concurrency=3)(question="q", on_progress=lambda done, total, o: seen.append((done, total, o.doc_id)))
+    assert [s[:2] for s in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert sorted(s[2] for s in seen) == ["doc-a", "doc-b", "doc-c"]
+
+
+def test_fact_store_is_thread_safe_and_persistent(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from signatures.types import Fact
+
+    store = FactStore(tmp_path / "f.sqlite")
+    facts = [Fact(doc_id=f"d{i}", field="x", description="x", value=str(i)) for i in range(200)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda f: store.put_many([f]), facts))
+    reopened = FactStore(tmp_path / "f.sqlite")
+    assert len(reopened) == 200 and reopened.get("d7", "x", "x").value == "7"
+    assert reopened.get("d7", "x", "another description") is None  # key includes the description
