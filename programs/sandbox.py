@@ -180,8 +180,8 @@ def run_code(code: str, records: list[dict], timeout: float = 20.0, *, limits: L
                             limits.output_bytes)
         finally:
             survivors = kill_uid(uid)
-            if survivors:
-                logger.warning("killed %d process(es) that outlived the sandbox run", survivors)
+            if survivors:  # normal after a kill at a limit; the pid namespace would take them anyway
+                logger.info("killed %d leftover process(es) of the sandbox run", survivors)
     ok, error, limit = _verdict(outcome, limits, timeout, cpu, via_bwrap=problem is None)
     return SandboxResult(ok, outcome.stdout.decode("utf-8", errors="replace"), error, limit, missing)
 

@@ -8,6 +8,7 @@ throw-away uid (nothing should be; the pid namespace already took it down).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import selectors
 import signal
@@ -15,6 +16,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+logger = logging.getLogger(__name__)
 
 STDERR_CAP = 64 * 1024  # runner diagnostics only; the tail is what matters
 GRACE_AFTER_DONE = 1.0  # seconds to let pipes close after the runner reported
@@ -38,10 +41,26 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def kill_uid(uid: int | None) -> int:
-    """SIGKILL every process of `uid` (a run's throw-away uid); returns how many were found."""
+def kill_uid(uid: int | None, patience: float = 3.0) -> int:
+    """SIGKILL every process of `uid` (a run's throw-away uid) and wait until they are gone.
+
+    Returns how many were found at first. Killed processes linger for a moment (the dying pid
+    namespace reaps them asynchronously), so we poll rather than trust one pass.
+    """
     if uid is None:
         return 0
+    first = _kill_uid_once(uid)
+    deadline = time.monotonic() + patience
+    remaining = first
+    while remaining and time.monotonic() < deadline:
+        time.sleep(0.02)
+        remaining = _kill_uid_once(uid)
+    if remaining:
+        logger.warning("%d process(es) of sandbox uid %d still present after SIGKILL", remaining, uid)
+    return first
+
+
+def _kill_uid_once(uid: int) -> int:
     found = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
