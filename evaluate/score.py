@@ -1,0 +1,221 @@
+"""Score saved answers against a MuDABench-format dataset; no program and, for what the matcher
+decides, no LM.
+
+    python -m evaluate.score --dataset DS.json --predictions PRED.json [--judge MODEL] [--records REC.json] --json
+
+PRED.json: a list of {question_id, model_answer}, optionally with `facts` ({doc_id: {value_key:
+value}}) or `records` (the program's rows, `id` attached) per question for process accuracy.
+REC.json (optional): the same facts or records kept apart, as {question_id: facts-or-records}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset
+from evaluate.final_match import final_match
+from evaluate.judge import AnswerJudge, JudgeCache
+from evaluate.metrics import full_correct
+from evaluate.process import aggregate, records_to_facts, score_question
+from programs.settings import NoLMConfigured, Settings, build_lm
+
+logger = logging.getLogger(__name__)
+
+
+class InputError(ValueError):
+    """Bad predictions or records; the message names the file and the fix."""
+
+
+@dataclass
+class QuestionScore:
+    question_id: str
+    correct: bool | None
+    decided_by: str  # matcher | judge | undecided
+    reason: str
+    model_answer: str
+    process: dict | None = None
+    full: bool | None = None
+
+
+@dataclass
+class ScoreReport:
+    per_question: list[QuestionScore] = field(default_factory=list)
+    dataset_hash: str = ""
+    process_macro: dict | None = None
+    process_micro: dict | None = None
+
+    def as_dict(self) -> dict:
+        n = len(self.per_question)
+        by = {k: sum(q.decided_by == k for q in self.per_question) for k in ("matcher", "judge", "undecided")}
+        correct = sum(q.correct is True for q in self.per_question)
+        settled = by["matcher"] + by["judge"]
+        report: dict[str, Any] = {
+            "final_accuracy": correct / settled if settled else 0.0,  # over decided + judged answers
+            "final_accuracy_undecided_as_wrong": correct / n if n else 0.0,  # the conservative figure
+            "n": n,
+            "correct": correct,
+            "decided": by["matcher"],
+            "judged": by["judge"],
+            "undecided": by["undecided"],
+            "dataset_hash": self.dataset_hash,
+        }
+        if self.process_macro is not None:
+            fulls = [q.full for q in self.per_question if q.full is not None]
+            report["process_macro"] = self.process_macro
+            report["process_micro"] = self.process_micro
+            report["full_accuracy"] = sum(fulls) / len(fulls) if fulls else 0.0
+        report["per_question"] = [asdict(q) for q in self.per_question]
+        return report
+
+
+def _as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
+    if isinstance(value, list):
+        if not all(isinstance(r, Mapping) for r in value):
+            raise InputError(f"{where}: records must be a list of objects with an `id` key")
+        return records_to_facts(value)
+    if isinstance(value, Mapping) and all(isinstance(v, Mapping) for v in value.values()):
+        return {str(k): dict(v) for k, v in value.items()}
+    raise InputError(f"{where}: facts must be {{doc_id: {{value_key: value}}}} or a list of records with `id`")
+
+
+def load_predictions(path: str | Path) -> list[dict]:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such predictions file; pass a JSON list of {{question_id, model_answer}}")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not valid JSON ({e}); expected a list of {{question_id, model_answer}}") from e
+    if not isinstance(raw, list):
+        raise InputError(f"{path}: expected a JSON list of {{question_id, model_answer}}, got {type(raw).__name__}")
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, Mapping) or "question_id" not in entry or "model_answer" not in entry:
+            raise InputError(f"{path} item {i}: each prediction needs question_id and model_answer")
+    return raw
+
+
+def load_records(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """REC.json: {question_id: facts or records} or a list of {question_id, facts|records}."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such records file; pass {{question_id: {{doc_id: {{value_key: value}}}}}}")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not valid JSON ({e})") from e
+    if isinstance(raw, list):
+        raw = {str(e.get("question_id")): e.get("facts", e.get("records")) for e in raw if isinstance(e, Mapping)}
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{path}: expected {{question_id: facts-or-records}}")
+    return {str(qid): _as_facts(v, f"{path} [{qid}]") for qid, v in raw.items() if v is not None}
+
+
+def _judge(judge: AnswerJudge, item: DatasetItem, answer: str) -> tuple[bool | None, str, str]:
+    try:
+        verdict = judge(question=item.question, gold_answer=item.final_answer, model_answer=answer)
+        return bool(verdict.correct), "judge", str(verdict.reason)
+    except Exception as e:  # one failed judge call never sinks the scoring run
+        logger.warning("judge failed on %s: %s", item.question_id, e)
+        return None, "undecided", f"judge failed: {type(e).__name__}: {e}"
+
+
+def score_items(
+    items: list[DatasetItem],
+    predictions: list[dict],
+    judge: AnswerJudge | None = None,
+    records: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+) -> ScoreReport:
+    """Final accuracy (matcher first, then the judge if given) and, where facts exist, process and full."""
+    by_id = {item.question_id: item for item in items}
+    unknown = [p["question_id"] for p in predictions if p["question_id"] not in by_id]
+    if unknown:
+        raise InputError(f"{len(unknown)} predictions name question ids not in the dataset (first: {unknown[0]}); "
+                         "score against the dataset the answers came from")  # fmt: skip
+    facts_by_question: dict[str, dict] = {qid: dict(f) for qid, f in (records or {}).items()}
+    for p in predictions:
+        extra = p.get("facts", p.get("records"))
+        if extra is not None:
+            facts_by_question[p["question_id"]] = _as_facts(extra, f"prediction {p['question_id']}")
+    report = ScoreReport(dataset_hash=dataset_hash(items))
+    processes = []
+    latest = {p["question_id"]: p for p in predictions}  # a repeated id: the last answer counts
+    for qid, p in latest.items():
+        item = by_id[qid]
+        answer = str(p.get("model_answer") or "")
+        match = final_match(item.question, item.final_answer, answer, item.symbols)
+        if match.decided:
+            correct, decided_by, reason = match.correct, "matcher", match.reason
+        elif judge is not None:
+            correct, decided_by, reason = _judge(judge, item, answer)
+            if decided_by == "undecided":
+                reason = f"{match.reason}; {reason}"
+        else:
+            correct, decided_by, reason = None, "undecided", match.reason
+        score = QuestionScore(qid, correct, decided_by, reason, answer)
+        if qid in facts_by_question:
+            process = score_question(item, facts_by_question[qid])
+            processes.append(process)
+            score.process, score.full = process.summary(), full_correct(correct, process)
+        report.per_question.append(score)
+    if processes:
+        scores = aggregate(processes)
+        report.process_macro, report.process_micro = scores.macro, scores.micro
+    return report
+
+
+def build_judge_lm(model: str):
+    """The judge LM, built where every LM is built (programs.settings), at temperature 0."""
+    settings = Settings.from_env({"lm_judge": model, "temperature": 0.0}, require_lm=False)
+    return build_lm(settings, "judge")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluate.score", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", required=True, help="MuDABench-format JSON (or a folder with dataset.json)")
+    parser.add_argument("--predictions", required=True, help="JSON list of {question_id, model_answer}")
+    parser.add_argument("--judge", metavar="MODEL", help="LM for answers the matcher cannot decide (e.g. openai/gpt-4.1-mini)")
+    parser.add_argument("--judge-cache", help="SQLite verdict cache (default: judge_cache.sqlite next to PRED.json)")
+    parser.add_argument("--records", help="facts or records per question for process accuracy")
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        items = load_dataset(args.dataset)
+        predictions = load_predictions(args.predictions)
+        records = load_records(args.records) if args.records else None
+        judge = None
+        if args.judge:
+            cache_path = args.judge_cache or Path(args.predictions).resolve().parent / "judge_cache.sqlite"
+            judge = AnswerJudge(cache=JudgeCache(cache_path), model=args.judge)
+            judge.set_lm(build_judge_lm(args.judge))
+        report = score_items(items, predictions, judge=judge, records=records).as_dict()
+    except (DatasetError, InputError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except NoLMConfigured as e:
+        print(f"error: {e}".splitlines()[0], file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        print(f"final accuracy {report['final_accuracy']:.3f} over {report['decided'] + report['judged']} settled "
+              f"({report['decided']} by the matcher, {report['judged']} by the judge, {report['undecided']} undecided); "
+              f"{report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong, n={report['n']}")  # fmt: skip
+        if "process_macro" in report:
+            print(f"process macro {report['process_macro']}  micro {report['process_micro']}  full {report['full_accuracy']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
