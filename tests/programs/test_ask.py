@@ -1,0 +1,72 @@
+"""`python -m programs.ask`: --json shape, dataset scope without gold, run folder, clear exit-2 errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dspy.utils.dummies import DummyLM
+
+from programs import ask
+
+
+@pytest.fixture
+def cli(monkeypatch, store, reply_for):
+    """ask.main with the tiny store and a DummyLM behind the real Settings -> configure path."""
+    lm = DummyLM(reply_for.replies())
+    monkeypatch.setattr(ask, "open_store", lambda index_dir: store)
+    monkeypatch.setattr("programs.settings.build_lm", lambda settings, stage=None: lm)
+    monkeypatch.setenv("COLLATE_LM", "dummy/test")
+    return lm
+
+
+def test_json_output_shape(cli, tmp_path, capsys):
+    code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "哪家公司资本充足率最高？"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert set(out) == {"answer", "records", "code", "result", "citations", "missing", "usage"}
+    assert out["answer"] == "资本充足率最高的是600001。" and len(out["records"]) == 3
+    assert out["citations"][0]["symbol"] == "600001" and out["missing"] == []
+    assert (tmp_path / "facts.sqlite").exists()  # facts kept next to the index by default
+
+
+def test_dataset_scope_strips_gold_and_writes_the_run_folder(cli, tmp_path, capsys):
+    dataset = tmp_path / "ds.json"
+    dataset.write_text(json.dumps([{
+        "question_id": "q_1", "question": "哪家公司资本充足率最高？", "final_answer": "GOLD-ANSWER",
+        "source_answer": ["GOLD-SOURCE"],
+        "metadata": [{"id": "doc-a", "symbol": "600001", "year": 2023, "doctype": "A股年报",
+                      "schema": {"value_car": "资本充足率"}, "value_car": 99.99},
+                     {"id": "doc-b", "symbol": "600002", "year": 2023, "doctype": "A股年报", "value_car": 88.88}],
+    }], ensure_ascii=False), encoding="utf-8")  # fmt: skip
+    run_dir = tmp_path / "run"
+    code = ask.main(["--index", str(tmp_path), "--dataset", str(dataset), "--question-id", "q_1",
+                     "--run-dir", str(run_dir), "--no-progress"])  # fmt: skip
+    assert code == 0 and "600001" in capsys.readouterr().out
+    prompts = "\n".join(m["content"] for e in cli.history for m in e["messages"])
+    assert not any(gold in prompts for gold in ("GOLD", "99.99", "88.88", "value_car"))
+    run_log = json.loads((run_dir / "run_log.json").read_text())
+    assert run_log["question_id"] == "q_1" and set(run_log["doc_interactions"]) == {"doc-a", "doc-b"}
+    item = run_log["doc_interactions"]["doc-a"][0]
+    assert set(item) == {"ts", "attempt", "prompt", "answer"} and "15.44%" in item["answer"]
+    assert {p.name for p in (run_dir / "trace").iterdir()} == {"plan.json", "extract.json", "normalize.json",
+                                                               "code.json", "answer.json"}  # fmt: skip
+
+
+def test_no_lm_configured_exits_2_with_the_how_to(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("COLLATE_LM", raising=False)
+    assert ask.main(["--index", str(tmp_path), "q"]) == 2
+    err = capsys.readouterr().err
+    assert "COLLATE_LM" in err and "openai/gpt-4.1-mini" in err and "localhost:8000/v1" in err
+
+
+@pytest.mark.parametrize(("argv", "fix"), [
+    (["--question-id", "q_1", "q"], "--dataset"),
+    (["--dataset", "missing.json"], "--question-id"),
+    (["--dataset", "missing.json", "--question-id", "q_1"], "cannot read dataset"),
+    (["--program", "nope.json", "q"], "program.save"),
+])  # fmt: skip
+def test_bad_input_is_one_line_naming_the_fix(cli, tmp_path, capsys, argv, fix):
+    assert ask.main(["--index", str(tmp_path), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert fix in err and err.count("\n") == 0
