@@ -1,0 +1,143 @@
+"""Latency, call count, fact reuse and tokens of one many-document question, against a slow fake LM.
+
+    .venv/bin/python bench/latency.py [--latency 0.2] [--documents 38] [--concurrency 8] [--workdir DIR]
+
+A real OpenAI-compatible fake server on 127.0.0.1 (tests/fakes) answers every LM call after a fixed
+delay, with the rule-based analyst brain. The script generates a synthetic corpus with at least
+`--documents` filings of one doctype and year, indexes it, asks one question over exactly that many
+documents and prints:
+  - wall time vs. the same calls one after another (calls x latency); target: ratio <= 1/5
+  - LM calls; target: <= documents + 10
+  - the same question again: extraction calls; target: 0 (facts are reused)
+  - tokens per question (prompt / completion, as the server counted them)
+Exit 0 when every target is met, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: make the project and its test fakes importable
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+US = "US Stock Annual Report"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="bench/latency.py", description=__doc__.splitlines()[0])
+    p.add_argument("--latency", type=float, default=0.2, help="seconds the fake LM takes per call (default 0.2)")
+    p.add_argument("--documents", type=int, default=38, help="documents the question covers (default 38)")
+    p.add_argument("--concurrency", type=int, default=None, help="documents extracted at once (default: the program's)")
+    p.add_argument("--year", type=int, default=2022, help="fiscal year of the filings asked about")
+    p.add_argument("--workdir", help="keep the corpus and index here (reused when present); default a temp dir")
+    return p.parse_args(argv)
+
+
+def scope_of(corpus: Path, documents: int, year: int) -> list[str]:
+    """The first `documents` US annual reports of `year` in the generated catalog."""
+    rows = [json.loads(line) for line in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    ids = [r["id"] for r in rows if r["doctype"] == US and int(r["year"]) == year]
+    if len(ids) < documents:
+        raise SystemExit(f"error: the corpus has {len(ids)} {US} filings for {year}, fewer than --documents {documents}")
+    return ids[:documents]
+
+
+def ask_once(index: Path, scope_file: Path, question_id: str, fact_store: Path, concurrency: int | None) -> tuple[int, dict, float]:
+    from programs import ask
+
+    argv = ["--index", str(index), "--dataset", str(scope_file), "--question-id", question_id, "--json",
+            "--no-progress", "--fact-store", str(fact_store)]
+    if concurrency:
+        argv += ["--concurrency", str(concurrency)]
+    out = io.StringIO()
+    started = time.monotonic()
+    with contextlib.redirect_stdout(out):
+        code = ask.main(argv)
+    elapsed = time.monotonic() - started
+    return code, (json.loads(out.getvalue()) if code == 0 else {}), elapsed
+
+
+def write_scope(folder: Path, doc_ids: list[str], corpus: Path, year: int) -> Path:
+    """A one-item dataset: the question and its documents (visible metadata only)."""
+    rows = {r["id"]: r for r in (json.loads(x) for x in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x.strip())}
+    item = {"question_id": "bench_latency", "question": f"Which 3 companies had the highest total assets in {year}?",
+            "metadata": [{k: rows[d][k] for k in ("id", "symbol", "year", "doctype")} for d in doc_ids],
+            "source_answer": [], "final_answer": ""}
+    path = folder / "bench_dataset.json"
+    path.write_text(json.dumps([item], ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.latency <= 0 or args.documents < 1:
+        print("error: --latency must be > 0 and --documents >= 1", file=sys.stderr)
+        return 2
+    from tests.e2e.corpus import build_corpus
+    from tests.fakes.brain import Brain
+    from tests.fakes.server import FakeLMServer
+
+    with contextlib.ExitStack() as stack:
+        work = Path(args.workdir) if args.workdir else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="collate-bench-")))
+        work.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        corpus, index = build_corpus(work, "--companies", str(args.documents), "--years", str(args.year),
+                                     "--pages", "10", "--seed", "38")
+        print(f"corpus + index ready in {time.monotonic() - started:.1f} s ({work})")
+        doc_ids = scope_of(corpus, args.documents, args.year)
+        scope_file = write_scope(work, doc_ids, corpus, args.year)
+        facts = work / f"facts-{time.time_ns()}.sqlite"  # a fresh fact store: the first ask must extract
+        server = stack.enter_context(FakeLMServer(Brain(), latency=args.latency))
+        for name, value in {**server.env(), "COLLATE_CACHE": "false"}.items():
+            os.environ[name] = value
+
+        code, first, wall = ask_once(index, scope_file, "bench_latency", facts, args.concurrency)
+        calls, kinds, tokens = server.calls, server.calls_by_kind(), server.tokens()
+        peak = server.max_concurrency()
+        server.reset_counts()
+        code2, second, wall2 = ask_once(index, scope_file, "bench_latency", facts, args.concurrency)
+        calls2, kinds2, tokens2 = server.calls, server.calls_by_kind(), server.tokens()
+
+    if code or code2:
+        print(f"error: programs.ask exited {code} / {code2}", file=sys.stderr)
+        return 1
+    sequential = calls * args.latency
+    ratio = wall / sequential
+    checks = {
+        f"wall / sequential = {ratio:.3f} <= 0.200": ratio <= 0.2,
+        f"LM calls {calls} <= documents + 10 = {args.documents + 10}": calls <= args.documents + 10,
+        f"second ask extraction calls {kinds2.get('extract', 0)} == 0": kinds2.get("extract", 0) == 0,
+        f"no document missing ({len(first.get('missing', []))}, {len(second.get('missing', []))})":
+            not first.get("missing") and not second.get("missing"),
+    }
+    print(f"documents in scope:          {args.documents} (records: {len(first.get('records', []))})")
+    print(f"fake LM latency per call:    {args.latency:.3f} s")
+    print(f"LM calls (first ask):        {calls}  by kind: {dict(sorted(kinds.items()))}  peak in flight: {peak}")
+    print(f"wall time (first ask):       {wall:.2f} s")
+    print(f"calls x latency (serial):    {sequential:.2f} s")
+    print(f"ratio wall / serial:         {ratio:.3f}")
+    print(f"tokens (first ask):          {tokens['total_tokens']} ({tokens['prompt_tokens']} prompt + "
+          f"{tokens['completion_tokens']} completion); program usage: {first.get('usage')}")
+    print(f"second identical ask:        {calls2} LM calls  by kind: {dict(sorted(kinds2.items()))}  wall {wall2:.2f} s")
+    print(f"tokens (second ask):         {tokens2['total_tokens']} ({tokens2['prompt_tokens']} prompt + "
+          f"{tokens2['completion_tokens']} completion)")
+    print(f"answer:                      {first.get('answer')}")
+    for label, ok in checks.items():
+        print(f"{'PASS' if ok else 'FAIL'}  {label}")
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
