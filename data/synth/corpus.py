@@ -1,0 +1,74 @@
+"""Generate a whole corpus: companies -> yearly facts -> PDFs + catalog + truth -> gold questions."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from .companies import make_companies
+from .fields import A_SHARE_DOCTYPES, DOCTYPES, US, description, language
+from .qkit import Doc
+from .questions import build_questions
+from .render import DocSpec, page_budget, render
+from .seeding import doc_uuid, rng_for
+from .values import a_share_history, gold, us_history
+
+log = logging.getLogger(__name__)
+DEFAULT_YEARS = [2021, 2022]
+MAX_COMPANIES = 60  # the invented US names run out beyond this
+
+
+def split_markets(companies: int) -> tuple[int, int]:
+    """About 2 in 5 companies are US-listed (one document a year), the rest A-share (four a year)."""
+    n_us = max(1, companies * 2 // 5)
+    return n_us, max(1, companies - n_us)
+
+
+def _dump_jsonl(path: Path, rows: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | None = None, seed: int = 0,
+             pages: int | None = None, progress=None) -> dict:
+    """Write DIR/pdf/*.pdf, DIR/dataset.json, DIR/catalog.jsonl, DIR/truth.jsonl; return a summary."""
+    years = sorted(set(years or DEFAULT_YEARS))
+    out = Path(out)
+    (out / "pdf").mkdir(parents=True, exist_ok=True)
+    n_us, n_a = split_markets(companies)
+    firms = make_companies(n_us, n_a, rng_for(seed, "companies"))
+    jobs = []
+    for firm in firms:
+        history = (us_history if firm.market == "US" else a_share_history)(firm, years, seed)
+        for doctype in ([US] if firm.market == "US" else list(A_SHARE_DOCTYPES)):
+            for year in years:
+                jobs.append((firm, doctype, year, history))
+    jobs.sort(key=lambda j: (DOCTYPES.index(j[1]), j[2], j[0].symbol))
+    catalog, truth, docs = [], [], []
+    for firm, doctype, year, history in jobs:
+        doc_id = doc_uuid(seed, firm.symbol, year, doctype)
+        budget = page_budget(doctype, pages, rng_for(seed, "pages", doc_id))
+        spec = DocSpec(doc_id, firm, year, doctype, history[year], history[year - 1], rng_for(seed, "doc", doc_id), budget)
+        n_pages, hits = render(spec, str(out / "pdf" / f"{doc_id}.pdf"))
+        values = gold(doctype, history[year])
+        lang = language(doctype)
+        catalog.append({"id": doc_id, "symbol": firm.symbol, "year": year, "doctype": doctype, "language": lang,
+                        "company": firm.name, "pages": n_pages})
+        for field, value in values.items():
+            hit = hits.get(field)
+            truth.append({"doc_id": doc_id, "field": field, "value": value, "strings": list(hit.strings) if hit else [],
+                          "page": hit.page if hit else None, "description": description(field), "language": lang})
+        docs.append(Doc(doc_id, firm.symbol, year, doctype, values))
+        if progress:
+            progress(len(catalog), len(jobs))
+    questions = build_questions(docs, years)
+    _dump_jsonl(out / "catalog.jsonl", catalog)
+    _dump_jsonl(out / "truth.jsonl", truth)
+    (out / "dataset.json").write_text(json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    summary = {"documents": len(catalog), "pages": sum(c["pages"] for c in catalog), "questions": len(questions),
+               "truth_rows": len(truth), "companies": len(firms), "years": years, "seed": seed}
+    log.info("synthetic corpus in %s: %s", out, summary)
+    return summary

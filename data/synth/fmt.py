@@ -1,0 +1,50 @@
+"""How filings write numbers and dates. Every string a truth row cites is built here."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+
+def grouped(value: float, decimals: int = 2) -> str:
+    """3239006323.23 -> '3,239,006,323.23' (the 元 tables of an A-share report)."""
+    return f"{value:,.{decimals}f}"
+
+
+def accounting(value: float, decimals: int = 0) -> str:
+    """US statement style: negatives in parentheses, '(12,345)'."""
+    text = f"{abs(value):,.{decimals}f}"
+    return f"({text})" if value < 0 else text
+
+
+def wan(value_yuan: float, decimals: int = 2) -> str:
+    """元 -> '323,900.63万元'."""
+    return f"{value_yuan / 1e4:,.{decimals}f}万元"
+
+
+def yi(value_yuan: float, decimals: int = 2) -> str:
+    """元 -> '32.39亿元'."""
+    return f"{value_yuan / 1e8:,.{decimals}f}亿元"
+
+
+def pct(value: float, decimals: int = 2) -> str:
+    return f"{value:.{decimals}f}%"
+
+
+def date_cn(day: dt.date) -> str:
+    """2022-06-15 -> '2022年6月15日' (no zero padding, as A-share announcements write it)."""
+    return f"{day.year}年{day.month}月{day.day}日"
+
+
+def date_slash(day: dt.date) -> str:
+    """The SSE table style, '2022/6/15'."""
+    return f"{day.year}/{day.month}/{day.day}"
+
+
+def date_en(day: dt.date) -> str:
+    return f"{day.strftime('%B')} {day.day}, {day.year}"
+
+
+def trim(value: float, decimals: int) -> str:
+    """Shortest plain form up to `decimals` places: 4.10 -> '4.1', 5.339 -> '5.339', 4.0 -> '4'."""
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return text or "0"

@@ -1,0 +1,101 @@
+"""One document: choose its font and page budget, run its doctype's layout, return pages and truth."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from dataclasses import dataclass
+
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.pdfbase.ttfonts import TTFont
+
+from .companies import Company
+from .fields import ANNUAL, DIVIDEND, ESG, MEETING, US
+from .filler import Filler
+from .writer import DocWriter, TruthHit
+
+log = logging.getLogger(__name__)
+CJK_TTF = "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc"
+CJK_TTF_NAME, CJK_CID_NAME = "WenQuanYiZenHei", "STSong-Light"
+# Realistic page budgets per doctype when --pages is not given (announcements are short, reports long).
+DEFAULT_PAGES = {US: (28, 44), ANNUAL: (28, 44), ESG: (14, 24), DIVIDEND: (10, 13), MEETING: (10, 14)}
+_registered: set[str] = set()
+
+
+def cjk_fonts() -> list[str]:
+    """Embedded TrueType when the machine has it, reportlab's built-in CID font always."""
+    if CJK_CID_NAME not in _registered:
+        pdfmetrics.registerFont(UnicodeCIDFont(CJK_CID_NAME))
+        _registered.add(CJK_CID_NAME)
+    if CJK_TTF_NAME not in _registered and os.path.exists(CJK_TTF):
+        try:
+            pdfmetrics.registerFont(TTFont(CJK_TTF_NAME, CJK_TTF, subfontIndex=0))
+            _registered.add(CJK_TTF_NAME)
+        except Exception as exc:  # a broken font file must not stop the corpus
+            log.warning("cannot load %s (%s); using %s only", CJK_TTF, exc, CJK_CID_NAME)
+    return [name for name in (CJK_TTF_NAME, CJK_CID_NAME) if name in _registered]
+
+
+@dataclass
+class DocSpec:
+    doc_id: str
+    company: Company
+    year: int
+    doctype: str
+    facts: dict
+    prior: dict
+    rng: random.Random
+    pages: int
+
+
+@dataclass
+class Page:
+    """What a layout works with: the writer, the spec, and the running-text filler."""
+
+    w: DocWriter
+    spec: DocSpec
+    fill: Filler
+
+    def section_done(self, index: int, total: int) -> None:
+        """Running text so that section `index` of `total` ends near its share of the page budget."""
+        self.w.fill_until(max(1, round(self.spec.pages * (index + 1) / total)), self.fill)
+
+
+def page_budget(doctype: str, pages: int | None, rng: random.Random) -> int:
+    if pages is not None:
+        return pages
+    low, high = DEFAULT_PAGES[doctype]
+    return rng.randint(low, high)
+
+
+def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
+    from .layout_annual import write_annual
+    from .layout_dividend import write_dividend
+    from .layout_esg import write_esg
+    from .layout_meeting import write_meeting
+    from .layout_us import write_us
+
+    rng = spec.rng
+    c = spec.company
+    if spec.doctype == US:
+        font, bold = rng.choice([("Helvetica", "Helvetica-Bold"), ("Times-Roman", "Times-Bold")])
+        header = (c.name, f"Form 10-K  Fiscal {spec.year}")
+        footer = rng.choice([lambda n: str(n), lambda n: f"Page {n}"])
+    else:
+        font = bold = rng.choice(cjk_fonts())
+        header = (f"{c.short_name}  {spec.year}{_title(spec.doctype)}", f"证券代码：{c.symbol}")
+        footer = rng.choice([lambda n: f"第 {n} 页", lambda n: f"- {n} -", lambda n: str(n)])
+    writer = DocWriter(path, font, bold, header, footer, size=rng.choice([9.5, 10.0, 10.5]),
+                       lines=rng.random() < 0.7)
+    page = Page(writer, spec, Filler(rng, "en" if spec.doctype == US else "zh"))
+    {US: write_us, ANNUAL: write_annual, ESG: write_esg, DIVIDEND: write_dividend,
+     MEETING: write_meeting}[spec.doctype](page)
+    writer.fill_until(spec.pages, page.fill)
+    return writer.save(), writer.truth
+
+
+def _title(doctype: str) -> str:
+    return {ANNUAL: "年年度报告", ESG: "年度社会责任（ESG）报告", DIVIDEND: "年度权益分派相关公告",
+            MEETING: "年股东大会相关公告"}[doctype]
