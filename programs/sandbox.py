@@ -154,7 +154,8 @@ def run_code(code: str, records: list[dict], timeout: float = 20.0, *, limits: L
             prefix, sites = [str(isolation.interpreter()[0])], list(isolation.site_dirs())
             inside_job, workdir = str(job_dir), str(work_dir)
             env |= {"HOME": workdir, "TMPDIR": workdir}
-            if uid is not None:
+            if uid is not None:  # the runner drops to `uid`: let it reach and write its work dir only
+                os.chmod(tmp, 0o711)
                 os.chown(work_dir, uid, uid)
         status_read, status_write = os.pipe()
         job = {

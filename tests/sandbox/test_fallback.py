@@ -1,0 +1,49 @@
+"""Without bubblewrap the sandbox degrades loudly (or refuses, when strict), never silently."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from programs import sandbox_isolation
+from programs.sandbox import run_code
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch):
+    monkeypatch.setattr(sandbox_isolation, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed (test)")
+    sandbox_isolation.warn_degraded_once.cache_clear()
+
+
+def test_degraded_run_works_but_says_what_is_missing(no_bwrap, caplog, tmp_path):
+    target = tmp_path / "written-by-fallback"
+    with caplog.at_level(logging.WARNING, logger="programs.sandbox_isolation"):
+        res = run_code(f"print(df['v'].sum())\nopen({str(target)!r}, 'w')", [{"v": 2}, {"v": 3}], timeout=5)
+    assert res.stdout == "5\n"
+    assert {"filesystem", "network", "pid-namespace"} <= set(res.missing_protection)
+    assert any("WITHOUT full isolation" in r.getMessage() and "network" in r.getMessage() for r in caplog.records)
+    # Still an unprivileged uid of its own when the caller is root: it cannot write the caller's files.
+    if Path("/proc/self").stat().st_uid == 0:
+        assert not res.ok and "PermissionError" in res.error and not target.exists()
+
+
+def test_degraded_run_still_enforces_rlimits_and_timeout(no_bwrap):
+    assert run_code("while True:\n    pass\n", [], timeout=2).limit == "timeout"
+    assert run_code("x = bytearray(4 << 30)\n", [], timeout=5).limit == "memory"
+
+
+def test_strict_mode_refuses_instead_of_degrading(no_bwrap, monkeypatch, tmp_path):
+    marker = tmp_path / "ran"
+    monkeypatch.setenv("COLLATE_SANDBOX_STRICT", "1")
+    res = run_code(f"open({str(marker)!r}, 'w').write('x')", [], timeout=5)
+    assert not res.ok and res.limit == "isolation"
+    assert "COLLATE_SANDBOX_STRICT" in res.error and "bwrap" in res.error
+    assert not marker.exists()
+
+
+def test_full_isolation_reports_nothing_missing():
+    if sandbox_isolation.bwrap_problem() is not None:
+        pytest.skip(f"no bwrap here: {sandbox_isolation.bwrap_problem()}")
+    assert run_code("print(1)", [], timeout=5).missing_protection == []
