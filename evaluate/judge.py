@@ -67,7 +67,7 @@ class AnswerJudge(dspy.Module):
         self.model = model
 
     def forward(self, question: str, gold_answer: str, model_answer: str) -> dspy.Prediction:
-        key = JudgeCache.key(question, gold_answer, model_answer, self.model) if self.cache else None
+        key = JudgeCache.key(question, gold_answer, model_answer, self.model) if self.cache is not None else None
         if key:
             hit = self.cache.get(key)
             if hit is not None:
