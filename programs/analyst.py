@@ -91,8 +91,8 @@ class Analyst(dspy.Module):
         """Unknown ids are a caller error: name them instead of silently shrinking the scope."""
         if doc_ids is None:
             return None
-        catalog = self.resources.store.catalog
-        unknown = [d for d in doc_ids if d not in {doc.id for doc in catalog.documents()}]
+        known = {doc.id for doc in self.resources.store.catalog.documents()}
+        unknown = [d for d in doc_ids if d not in known]
         if unknown:
             raise ValueError(f"documents not in the index: {unknown[:5]}{' ...' if len(unknown) > 5 else ''}; "
                              "rebuild the index over them or drop them from doc_ids")  # fmt: skip

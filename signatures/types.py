@@ -5,7 +5,8 @@ Pure data (pydantic). No I/O, no LM. Every other package imports from here, neve
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -17,6 +18,20 @@ FieldType = Literal["number", "integer", "percent", "string", "boolean", "date",
 Unit = Literal["CNY", "USD", "percent", "ratio", "shares", "people", "count", "date", "none"]
 
 Language = Literal["zh", "en"]
+
+
+TYPE_SYNONYMS = {
+    "float": "number", "double": "number", "decimal": "number", "numeric": "number", "money": "number",
+    "currency": "number", "amount": "number", "int": "integer", "str": "string", "text": "string",
+    "bool": "boolean", "percentage": "percent", "pct": "percent", "array": "list", "datetime": "date",
+}  # fmt: skip
+UNITS = set(get_args(Unit))
+UNIT_SYNONYMS = {
+    "rmb": "CNY", "cny": "CNY", "元": "CNY", "人民币": "CNY", "yuan": "CNY", "usd": "USD", "$": "USD",
+    "dollar": "USD", "dollars": "USD", "us$": "USD", "%": "percent", "pct": "percent", "percentage": "percent",
+    "百分比": "percent", "股": "shares", "share": "shares", "人": "people", "persons": "people",
+    "employees": "people", "个": "count", "number": "count", "times": "ratio", "倍": "ratio", "": "none",
+}  # fmt: skip
 
 
 class Document(BaseModel):
@@ -66,6 +81,21 @@ class FieldSpec(BaseModel):
     type: FieldType = "number"
     unit: Unit = "none"
 
+    @field_validator("type", mode="before")
+    @classmethod
+    def _type_synonym(cls, value):
+        """LMs write 'float', 'str', 'percentage'...: map common synonyms instead of failing the whole plan."""
+        return TYPE_SYNONYMS.get(str(value).strip().lower(), value) if isinstance(value, str) else value
+
+    @field_validator("unit", mode="before")
+    @classmethod
+    def _unit_synonym(cls, value):
+        """'RMB', '元', '%', 'dollars' -> the canonical unit; an unknown unit becomes 'none', not an error."""
+        if value is None:
+            return "none"
+        key = str(value).strip().lower()
+        return key if key in UNITS else UNIT_SYNONYMS.get(key, "none")
+
 
 class SubQuery(BaseModel):
     """A per-document question template and the documents it applies to."""
@@ -96,6 +126,27 @@ class ExtractedValue(BaseModel):
     unit: str | None = Field(default=None, description="unit as written, e.g. 万元, USD thousands, %")
     quote: str | None = Field(default=None, description="short verbatim quote that states the value")
     page: int | None = Field(default=None, description="1-based page of the quote")
+
+    @field_validator("value", "unit", "quote", mode="before")
+    @classmethod
+    def _as_text(cls, value):
+        """LMs often write numbers (15.44) where text is asked for; keep them, as text."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return str(value)
+        if isinstance(value, (list, tuple)):
+            return "、".join(str(v) for v in value)
+        return value
+
+    @field_validator("page", mode="before")
+    @classmethod
+    def _page_number(cls, value):
+        """'第3页' / 'p. 3' / '3' -> 3; no digits -> None (a missing page never fails the document)."""
+        if isinstance(value, str):
+            digits = re.search(r"\d+", value)
+            return int(digits.group()) if digits else None
+        return value
 
 
 class Fact(BaseModel):
