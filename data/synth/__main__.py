@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def progress(done: int, total: int) -> None:
         if not args.quiet and (done == total or done % 10 == 0):
-            print(f"\r{done}/{total} documents", end="\n" if done == total else "", file=sys.stderr, flush=True)
+            print(f"{done}/{total} documents", file=sys.stderr, flush=True)
 
     try:
         summary = generate(args.out, companies=args.companies, years=args.years, seed=args.seed, pages=args.pages,

@@ -70,5 +70,5 @@ def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | Non
     (out / "dataset.json").write_text(json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     summary = {"documents": len(catalog), "pages": sum(c["pages"] for c in catalog), "questions": len(questions),
                "truth_rows": len(truth), "companies": len(firms), "years": years, "seed": seed}
-    log.info("synthetic corpus in %s: %s", out, summary)
+    log.debug("synthetic corpus in %s: %s", out, summary)
     return summary

@@ -21,8 +21,7 @@ def esg_questions(groups: dict, years: list[int]) -> list[dict]:
     out = [_donation_top(docs, y), _count(docs, y, [ENV], "披露了环境和可持续发展信息"),
            _count(docs, y, [GRI], "参照了GRI《可持续发展报告指南》"),
            _count(docs, y, [GRI, ASSURED], "既参照GRI标准又经第三方机构审验"),
-           _assured_list(docs, y), _stakeholders(docs, y), _top_assurer(docs, y), _tax_efficiency(docs, y),
-           _donation_range(docs, y)]
+           _assured_list(docs, y), _stakeholders(docs, y), _top_assurer(docs, y), _tax_efficiency(docs, y)]
     return [q for q in out if q is not None]
 
 
@@ -32,13 +31,6 @@ def _donation_top(docs: list[Doc], y: int) -> dict:
     sa = [f"证券代码{d.symbol}在{y}年的社会捐赠额为{d.gold[DONATION]}万元" for d in docs]
     final = f"根据{y}年社会捐赠数据，捐赠额最高的{ZH_K[k]}家公司股票代码分别为：{zh_list(winners)}"
     return item(f"{ZH_PREFIX}请你给出你知识库中{y}年社会捐赠额最高的{ZH_K[k]}家公司股票代码", docs, [DONATION], sa, final)
-
-
-def _donation_range(docs: list[Doc], y: int) -> dict:
-    values = [d.gold[DONATION] for d in docs]
-    sa = [f"证券代码{d.symbol}在{y}年的社会捐赠额为{d.gold[DONATION]}万元" for d in docs]
-    final = f"根据{y}年社会捐赠数据，各公司社会捐赠额的极差为{max(values) - min(values):.2f}万元"
-    return item(f"{ZH_PREFIX}请你计算你知识库中{y}年各公司ESG报告披露的社会捐赠额的极差", docs, [DONATION], sa, final)
 
 
 def _count(docs: list[Doc], y: int, fields: list[str], what: str) -> dict:

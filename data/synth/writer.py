@@ -20,6 +20,8 @@ PAGE_W, PAGE_H = A4
 MARGIN_X, TOP, BOTTOM = 62.0, PAGE_H - 70.0, 64.0
 TEXT_W = PAGE_W - 2 * MARGIN_X
 _ASCII_RUN = re.compile(r"[\x21-\x7e]+ ?| ")
+# Chinese typesetting never starts a line with closing punctuation: these stay on the previous line.
+_NO_LINE_START = set("。，、；：？！）》」”’%")
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class DocWriter:
         for tok in self._tokens(parts):
             text = tok.text if isinstance(tok, Mark) else tok
             w = self.width(text, font, size)
-            if lines[-1] and used + w > max_w and text != " ":
+            if lines[-1] and used + w > max_w and text != " " and text not in _NO_LINE_START:
                 lines.append([])
                 used = 0.0
             if not lines[-1] and text == " ":
