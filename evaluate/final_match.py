@@ -162,24 +162,26 @@ def _check_entities(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView)
     missing = [s for s in gold if s not in named]
     if missing:
         return f"missing {', '.join(missing)}", None
-    extra = [s for s in named if s not in gold]
     ranked = traits.ranking and not traits.ties and len(gold) > 1
-    if ranked:
+    extra = [s for s in named if s not in gold]
+    if not extra:
         order = [s for s in named if s in gold]
-        if order != gold:
+        if ranked and order != gold:
             return f"order {order} differs from gold {gold}", None
-    if extra:
-        gold_set = set(gold)
-        for run in enumerations(view.text, view.mentions):
-            if gold_set <= set(run) and set(run) - gold_set:
-                return f"lists {', '.join(sorted(set(run) - gold_set))} beside the gold companies", None
-        if ranked and traits.top_k:
-            last_gold = max(named.index(s) for s in gold)
-            early = [s for s in named[:last_gold] if s not in gold]
-            if early:
-                return f"ranks {', '.join(early)} among the top {traits.top_k}", None
-        return None, f"also names {', '.join(extra)}"
-    return None, None
+        return None, None
+    # Other companies are named too: judge by the lists the answer gives, since an answer may
+    # first tabulate every company and then conclude.
+    gold_set = set(gold)
+    runs = enumerations(view.text, view.mentions)
+    exact = [run for run in runs if set(run) == gold_set]
+    if exact:
+        if ranked and not any(list(dict.fromkeys(run)) == gold for run in exact):
+            return f"order {list(dict.fromkeys(exact[0]))} differs from gold {gold}", None
+        return None, None
+    wider = [run for run in runs if gold_set < set(run)]
+    if wider:
+        return f"lists {', '.join(sorted(set(wider[0]) - gold_set))} beside the gold companies", None
+    return None, f"also names {', '.join(extra)}"
 
 
 def _assign(edges: list[list[int]]) -> list[int | None]:

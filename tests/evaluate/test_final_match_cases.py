@@ -85,8 +85,10 @@ def test_a_share_growth_quirk(answer, expected):
         ("[ARAY], [SAIC], [AMCR]", True),
         ("SAIC, ARAY, AMCR", False),  # wrong order
         ("The top three are ARAY, SAIC, AMCR and BBY.", False),  # four listed where the question asks three
-        ("ARAY leads, then BBY, SAIC and AMCR.", False),  # an extra company ranked inside the top three
-        ("The top three are ARAY, SAIC and AMCR. BBY came fourth.", "undecided"),  # extra, but as a remark
+        ("ARAY leads, then BBY, SAIC and AMCR.", "undecided"),  # is BBY ranked or a remark? the judge reads it
+        ("BBY 0.61, ARAY 0.86, SAIC 0.73, AMCR 0.72. Top three: ARAY, SAIC, AMCR", True),  # table, then the list
+        ("BBY 0.61, ARAY 0.86, SAIC 0.73, AMCR 0.72. Top three: SAIC, ARAY, AMCR", False),
+        ("The top three are ARAY, SAIC and AMCR. BBY came fourth.", True),  # the exact list, then a remark
         ("ARAY and SAIC", False),
         ("Array Inc., Science Applications and Amcor", "undecided"),  # names without tickers
     ],
