@@ -227,14 +227,14 @@ def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) 
             weak = True
         if weak:
             unclear = unclear or f"{g.text} found only with another unit or sign"
-        elif traits.asks_values:
+        elif traits.asks_values or (g.kind == "month" and traits.asks_month):
             return f"gold number {g.text} not found", None
         else:
             unclear = unclear or f"gold aside {g.text} not found"
     for d, owner in facts.dates:
         hits = [a for a in view.dates if (a.month, a.day) == (d.month, d.day) and (None in (a.year, d.year) or a.year == d.year)]
         if not hits:
-            if traits.asks_values:
+            if traits.asks_values or traits.asks_date:
                 return f"gold date {d.iso()} not found", None
             unclear = unclear or f"gold date {d.iso()} not found"
         elif owner and len(facts.entities) > 1 and not any(view.owner(a.start) == owner for a in hits):

@@ -35,6 +35,8 @@ ASKS_TEXT = re.compile(
     r"审验机构(?:是|名称|及)|哪家(?!公司)|名称|名字|姓名|地址(?!在)|从哪里|哪些方面|内容|方式|\bnames?\b|address", re.I
 )
 GROWTH = re.compile(r"增长|变化|增速")
+ASKS_MONTH = re.compile(r"哪个月|哪一个月|which month", re.I)
+ASKS_DATE = re.compile(r"哪个日期|哪一天|什么日期|哪天|which (?:date|day)|what date", re.I)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class QuestionTraits:
     ties: bool  # the question allows ties: companies within a tier may come in any order
     top_k: int | None  # "top three" -> 3
     asks_values: bool  # numbers in the gold answer are key facts, not asides
+    asks_month: bool  # "哪个月份": the month is the answer even when nothing else is asked
+    asks_date: bool
     asks_text: bool  # names, addresses, firms or methods: text the matcher cannot fully check
     growth_quirk: bool  # A-share growth: the gold prints fractions with "%" ("-0.14%" means -14%)
     numbers: frozenset[float]  # numbers written in the question (years, weights, thresholds)
@@ -65,6 +69,8 @@ def read_question(question: str) -> QuestionTraits:
         ties=bool(TIES.search(text)),
         top_k=top_k,
         asks_values=bool(ASKS_VALUES.search(text)),
+        asks_month=bool(ASKS_MONTH.search(text)),
+        asks_date=bool(ASKS_DATE.search(text)),
         asks_text=bool(ASKS_TEXT.search(text)),
         growth_quirk=chinese and bool(GROWTH.search(text)),
         numbers=numbers,

@@ -152,3 +152,12 @@ def test_text_questions_need_their_strings():
     gold = "根据2021年第三方审验机构客户数量统计，审验客户数量最多的机构是普华永道中天会计师事务所(特殊普通合伙)"
     check(question, gold, "是普华永道中天会计师事务所（特殊普通合伙）", [], True)  # full-width brackets
     check(question, gold, "普华永道", [], "undecided")  # a short name may be right: the judge decides
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [("6月召开股东大会的公司最多，共7家", True), ("6月", "undecided"), ("June, with 7 companies", True), ("5月，共7家", False)],
+)
+def test_which_month(answer, expected):
+    question = "针对中国A股市场，在你的知识库中2021年哪个月份召开股东大会的公司最多？"
+    check(question, "根据2021年股东大会时间分布，6月召开股东大会的公司最多，共有7家公司", answer, [], expected)
