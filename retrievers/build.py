@@ -23,13 +23,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from retrievers.catalog import Catalog, CatalogError
+from retrievers.chunking import CHUNKER_VERSION
 from retrievers.embedding import HASHING, MINILM
 from retrievers.index import FORMAT_VERSION
 from retrievers.lexical import BIGRAM, JIEBA
+from retrievers.pdf import PARSER_VERSION
 from retrievers.store import MANIFEST_FILE, doc_folder
 from signatures.types import Document
 
 log = logging.getLogger(__name__)
+
+# Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
+PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}"
 
 
 @dataclass
@@ -87,8 +92,9 @@ def _is_current(folder: Path, content_hash: str, embedder: str, tokenizer: str) 
     if not meta_path.is_file():
         return None
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    same = (meta.get("format_version"), meta.get("content_hash"), meta.get("embedder"), meta.get("tokenizer"))
-    return meta if same == (FORMAT_VERSION, content_hash, embedder, tokenizer) else None
+    key = ("format_version", "pipeline", "content_hash", "embedder", "tokenizer")
+    same = tuple(meta.get(k) for k in key) == (FORMAT_VERSION, PIPELINE, content_hash, embedder, tokenizer)
+    return meta if same else None
 
 
 def build_document(doc_id: str, pdf: str, folder: str, embedder_name: str, tokenizer: str) -> DocResult:
@@ -122,7 +128,7 @@ def build_document(doc_id: str, pdf: str, folder: str, embedder_name: str, token
         index = DocumentIndex.build(
             doc_id, chunks, get_embedder(embedder_name), tokenizer, result.content_hash
         )
-        index.meta.update(pages=result.pages, scanned_pages=result.scanned_pages)
+        index.meta.update(pipeline=PIPELINE, pages=result.pages, scanned_pages=result.scanned_pages)
         shutil.rmtree(out, ignore_errors=True)  # never mix files of an old and a new build
         index.save(out)
         result.status, result.chunks = "built", len(chunks)
@@ -205,6 +211,7 @@ def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokeniz
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "embedder": embedder,
         "tokenizer": tokenizer,
+        "pipeline": PIPELINE,
         "seconds": round(report.seconds, 3),
         "counts": {s: report.count(s) for s in ("built", "cached", "failed")},
         "pages": report.pages,

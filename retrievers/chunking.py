@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 
 from retrievers.pdf import Page
 
+# Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
+CHUNKER_VERSION = 1
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece.
 TARGET_CHARS = 420
 MAX_CHARS = 700
@@ -26,6 +28,7 @@ _HEADING = re.compile(
     r")",
     re.IGNORECASE,
 )
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff，。、；：％（）]")
 _SENTENCE_END = re.compile(r"[。；;，,:：.!?！？]$")
 
 
@@ -75,9 +78,18 @@ class _Builder:
         if not self.lines:
             return
         prefix = [p for p in (self.section, header) if p and p != self.lines[0]]
-        text = "\n".join(prefix + self.lines)
+        text = "\n".join(prefix + [_join_wrapped(self.lines)] if kind == "text" else prefix + self.lines)
         self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind))
         self.lines, self.size = [], 0
+
+
+def _join_wrapped(lines: list[str]) -> str:
+    """Rejoin prose that the page wrapped: Chinese runs on without a break, so "消费\n者" is "消费者" again."""
+    text = lines[0]
+    for prev, line in zip(lines, lines[1:], strict=False):
+        glue = "" if _HAN.match(prev[-1]) and _HAN.match(line[0]) and not is_heading(prev) else "\n"
+        text += glue + line
+    return text
 
 
 def _split_long(line: str) -> list[str]:

@@ -9,6 +9,7 @@ is used only on pages that draw lines (a ruled table), and each of its pages is 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,9 +18,11 @@ import pypdfium2.raw as pdfium_c
 
 log = logging.getLogger(__name__)
 
+# Bump when parsing output changes: the build cache then re-parses every document.
+PARSER_VERSION = 2
 # A page with at least this many drawn paths probably holds a ruled table: worth a pdfplumber pass.
 MIN_PATHS_FOR_TABLE = 4
-# Text runs whose vertical centres differ by less than this share of their height sit on one line.
+# Runs whose boxes overlap vertically by more than this share of the smaller height sit on one line.
 SAME_LINE_TOLERANCE = 0.5
 
 
@@ -170,13 +173,34 @@ def _parse_page(pdf, index: int, plumber: _LazyPlumber) -> Page:
 
 
 def _text_runs(textpage) -> list[tuple[float, float, float, float, str]]:
-    """Every text rectangle pdfium finds, as (left, bottom, right, top, text)."""
-    runs = []
-    for i in range(textpage.count_rects()):
-        left, bottom, right, top = textpage.get_rect(i)
-        text = textpage.get_text_bounded(left, bottom, right, top).strip()
-        if text:
-            runs.append((left, bottom, right, top, text))
+    """pdfium's own text lines, each with its loose box: (left, bottom, right, top, text).
+
+    pdfium orders ordinary prose well and knows its spacing; what it gets wrong is a table written
+    column by column, where each cell comes out as its own line. Keeping each pdfium line with its
+    position lets `_lines` put cells that share a baseline back on one row.
+    """
+    count = textpage.count_chars()
+    if count <= 0:
+        return []
+    text = textpage.get_text_range()
+    if len(text) != count:  # rare: pdfium dropped or inserted chars; rebuild index-aligned text
+        text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
+    runs, pos = [], 0
+    for segment in re.split(r"(\r\n|\n|\r)", text):
+        if segment in ("\r\n", "\n", "\r"):
+            pos += len(segment)
+            continue
+        stripped = segment.strip()
+        if stripped:
+            first = pos + len(segment) - len(segment.lstrip())
+            last = pos + len(segment.rstrip()) - 1
+            try:
+                left, bottom, _r, top = textpage.get_charbox(first, loose=True)
+                _l, bottom2, right, top2 = textpage.get_charbox(last, loose=True)
+            except pdfium.PdfiumError:
+                left = bottom = right = top = bottom2 = top2 = 0.0
+            runs.append((left, min(bottom, bottom2), right, max(top, top2), stripped))
+        pos += len(segment)
     return runs
 
 
@@ -185,28 +209,18 @@ def _lines(runs) -> list[tuple[float, str]]:
     ordered = sorted(runs, key=lambda r: -(r[1] + r[3]) / 2)
     lines: list[list] = []
     for run in ordered:
-        centre, height = (run[1] + run[3]) / 2, max(run[3] - run[1], 1.0)
         if lines:
             last = lines[-1]
-            if abs(last[0] - centre) < SAME_LINE_TOLERANCE * min(height, last[1]):
+            overlap = min(last[1], run[3]) - max(last[0], run[1])
+            if overlap > SAME_LINE_TOLERANCE * min(run[3] - run[1], last[1] - last[0]):
                 last[2].append(run)
                 continue
-        lines.append([centre, height, [run]])
+        lines.append([run[1], run[3], [run]])
     out = []
-    for _centre, _height, members in lines:
+    for _bottom, top, members in lines:
         members.sort(key=lambda r: r[0])
-        out.append((max(m[3] for m in members), _join_runs(members)))
+        out.append((top, " ".join(m[4] for m in members)))
     return out
-
-
-def _join_runs(members) -> str:
-    text = members[0][4]
-    for prev, cur in zip(members, members[1:], strict=False):
-        gap = cur[0] - prev[2]
-        height = max(cur[3] - cur[1], 1.0)
-        # Runs that touch are one word split by a font change; a visible gap is a column break.
-        text += ("" if gap < 0.15 * height else " ") + cur[4]
-    return text
 
 
 def _useful(rows) -> bool:
