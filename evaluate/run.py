@@ -1,0 +1,250 @@
+"""Evaluate a program on a dataset: answer every question, score it, track it as ONE MLflow run.
+
+    python -m evaluate.run --dataset DS.json --index DIR [--program compiled.json | flat-rag | flat-rag-plain]
+                           [--limit N] [--split test --seed S] [--out DIR] [--concurrency N] [--lm MODEL]
+
+--program omitted = the uncompiled Analyst; a path = the Analyst with that compiled state; flat-rag =
+the paper's flat-RAG baseline (flat-rag-plain: without document metadata in the prompt). The three
+variants log to the same MLflow experiment, side by side. Gold fields are stripped before the
+program sees an item; one failing question is recorded with its error and the run goes on.
+Each run keeps its own fact store (OUT/facts.sqlite): no variant reuses another variant's extractions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluate import tracking
+from evaluate.answering import Answered, answer_all
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split, strip_gold
+from evaluate.judge import AnswerJudge, JudgeCache
+from evaluate.run_outputs import table_rows, write_outputs
+from evaluate.score import score_items
+from programs.settings import NoLMConfigured, Settings, build_lm, configure
+
+logger = logging.getLogger(__name__)
+
+FLAT_VARIANTS = {"flat-rag": True, "flat-rag-plain": False}  # name -> with document metadata
+UNCOMPILED = "uncompiled"
+
+
+class BadInput(ValueError):
+    """A user error: one line on stderr naming the fix, exit 2."""
+
+
+@dataclass
+class RunResult:
+    summary: dict
+    out_dir: Path
+    run_id: str
+    answered: list[Answered]
+
+
+def variant_name(program_arg: str | None) -> str:
+    if not program_arg:
+        return UNCOMPILED
+    if program_arg in FLAT_VARIANTS:
+        return program_arg
+    return f"compiled:{Path(program_arg).stem}"
+
+
+def build_variant(program_arg: str | None, settings: Settings, store, out_dir: Path):
+    """The program to evaluate, with a fact store private to this run."""
+    if program_arg in FLAT_VARIANTS:
+        from programs.flat_rag import build_flat_rag
+
+        return build_flat_rag(settings, store, with_metadata=FLAT_VARIANTS[program_arg])
+    from programs.analyst import build_program
+    from programs.facts import FactStore
+
+    program = build_program(settings, store, facts=FactStore(settings.fact_store or out_dir / "facts.sqlite"))
+    if program_arg:
+        path = Path(program_arg)
+        if not path.is_file():
+            raise BadInput(f"no compiled program at {path}: pass a compiled.json from optimize.compile, "
+                           f"'flat-rag', or omit --program for the uncompiled program")  # fmt: skip
+        try:
+            program.load(str(path))
+        except Exception as exc:
+            raise BadInput(f"cannot load {path} into the Analyst ({exc}); recompile it with optimize.compile") from exc
+    return program
+
+
+def select_items(items: list[DatasetItem], part: str, seed: int, limit: int | None) -> list[DatasetItem]:
+    if part != "all":
+        items = getattr(split(items, seed=seed), part)
+    if limit is not None:
+        if limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {limit})")
+        items = items[:limit]
+    if not items:
+        raise BadInput(f"no questions to run (split {part!r}); use --split all or a larger dataset")
+    return items
+
+
+def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge:
+    model = settings.model_for("judge") or ""
+    judge = AnswerJudge(cache=JudgeCache(out_dir / "judge_cache.sqlite"), model=model)
+    judge.set_lm(build_lm(settings.replace(temperature=0.0), "judge"))
+    return judge
+
+
+def flat_metrics(report: dict) -> dict[str, float]:
+    """The scalar figures of a score report, process ones flattened (process_macro_cell, ...)."""
+    metrics: dict[str, Any] = {k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for scope in ("process_macro", "process_micro"):
+        for name, value in (report.get(scope) or {}).items():
+            metrics[f"{scope}_{name}"] = value
+    return metrics
+
+
+def evaluate_program(
+    program,
+    items: list[DatasetItem],
+    *,
+    variant: str,
+    settings: Settings,
+    out_dir: Path,
+    concurrency: int = 2,
+    judge: AnswerJudge | None = None,
+    params: dict | None = None,
+    autolog: bool = True,
+    progress: bool = True,
+    program_file: Path | None = None,
+) -> RunResult:
+    """Answer, score, write the run folder and log one MLflow run. LMs must already be configured."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    all_params = {**settings.as_params(), "variant": variant, "questions": len(items),
+                  "dataset_hash": dataset_hash(items), "question_concurrency": concurrency,
+                  "judge": settings.model_for("judge") if judge is not None else "", **(params or {})}  # fmt: skip
+    with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags={"variant": variant}) as run:
+        start = time.perf_counter()
+        with tracking.dspy_autolog(autolog):
+            answered = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
+            predictions = [{"question_id": a.question_id, "model_answer": a.answer,
+                            "records": a.records} for a in answered]  # fmt: skip
+            report = score_items(items, predictions, judge=judge).as_dict()
+        seconds = time.perf_counter() - start
+        per_question = {q["question_id"]: q for q in report.pop("per_question")}
+        scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
+        tokens = sum(int(v.get("total_tokens", 0) or 0) for a in answered for v in (a.usage or {}).values()
+                     if isinstance(v, dict))  # fmt: skip
+        summary = {**report, "errors": sum(a.error is not None for a in answered), "seconds": round(seconds, 2),
+                   "total_tokens": tokens, "variant": variant, "run_id": run.run_id,
+                   "tracking_uri": tracking.tracking_uri()}  # fmt: skip
+        paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
+        run.log_metrics(flat_metrics(summary))
+        run.log_table(table_rows(answered, scores))
+        for path in paths.values():
+            run.log_artifact(path)
+        if program_file is not None:
+            run.log_artifact(program_file)
+            sidecar = program_file.with_suffix(".meta.json")
+            if sidecar.is_file():
+                run.log_artifact(sidecar)
+        run.log_program(program)
+    return RunResult(summary, out_dir, run.run_id, answered)
+
+
+def _question_scores(score: dict | None) -> dict:
+    if score is None:
+        return {"final_correct": None, "decided_by": "undecided"}
+    process = score.get("process") or {}
+    return {"final_correct": score["correct"], "decided_by": score["decided_by"], "final_reason": score["reason"],
+            "cell_accuracy": process.get("cell_accuracy"), "row_accuracy": process.get("row_accuracy"),
+            "column_accuracy": process.get("column_accuracy"), "full": score.get("full"),
+            "wrong_cells": process.get("wrong_cells", [])}  # fmt: skip
+
+
+def format_summary(summary: dict) -> str:
+    macro, micro = summary.get("process_macro") or {}, summary.get("process_micro") or {}
+    return (
+        f"{summary['variant']}: final accuracy {summary['final_accuracy']:.3f} "
+        f"({summary['decided']} decided by the matcher, {summary['judged']} by the judge, "
+        f"{summary['undecided']} undecided; {summary['final_accuracy_undecided_as_wrong']:.3f} counting undecided "
+        f"as wrong), n={summary['n']}, errors={summary['errors']}\n"
+        f"process cell/row/column macro {macro.get('cell', 0):.3f}/{macro.get('row', 0):.3f}/"
+        f"{macro.get('column', 0):.3f}  micro {micro.get('cell', 0):.3f}/{micro.get('row', 0):.3f}/"
+        f"{micro.get('column', 0):.3f}  full {summary.get('full_accuracy', 0):.3f}  ({summary['seconds']} s)"
+    )
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m evaluate.run", description=__doc__.split("\n")[0])
+    p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
+    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
+    p.add_argument("--program", help="compiled.json, 'flat-rag' or 'flat-rag-plain'; omitted = uncompiled Analyst")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--split", choices=["all", "train", "dev", "test"], default="all",
+                   help="evaluate one part of the seeded, doctype-stratified split (default all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split (default 0)")
+    p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
+    p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
+    p.add_argument("--lm", help="model id (COLLATE_LM), e.g. openai/gpt-4.1-mini")
+    p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
+    p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    p.add_argument("--judge", help="judge model (COLLATE_LM_JUDGE; default the main LM)")
+    p.add_argument("--no-judge", action="store_true", help="leave what the matcher cannot decide undecided")
+    p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    variant = variant_name(args.program)
+    out_dir = Path(args.out or f"runs/{variant.replace(':', '-')}-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        if args.concurrency < 1:
+            raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
+        settings = Settings.from_env({"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key,
+                                      "lm_judge": args.judge})  # fmt: skip
+        items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
+        store = open_store(args.index)
+        program = build_variant(args.program, settings, store, out_dir)
+        configure(settings, program)
+        judge = None if args.no_judge else make_judge(settings, out_dir)
+    except NoLMConfigured as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (BadInput, DatasetError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    params = {"dataset": str(args.dataset), "index": str(args.index), "program": args.program or "",
+              "split": args.split, "seed": args.seed, "limit": args.limit or "", "out": str(out_dir)}  # fmt: skip
+    program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
+    result = evaluate_program(program, items, variant=variant, settings=settings, out_dir=out_dir,
+                              concurrency=args.concurrency, judge=judge, params=params,
+                              autolog=not args.no_autolog, progress=not args.no_progress,
+                              program_file=program_file)  # fmt: skip
+    print(format_summary(result.summary))
+    print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {tracking.ui_command()}")
+    return 0
+
+
+def open_store(index_dir: str):
+    path = Path(index_dir)
+    if not path.is_dir():
+        raise BadInput(f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
+                       f"--pdf-dir PDFS --index {path}")  # fmt: skip
+    from retrievers.store import IndexStore
+
+    try:
+        return IndexStore.open(path)
+    except (OSError, ValueError, LookupError) as e:
+        raise BadInput(f"cannot open index {path}: {e}; rebuild it with python -m retrievers.build") from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,84 @@
+"""The files an evaluation run leaves behind, in shapes other tools read.
+
+    OUT/results.jsonl              one line per question: answer, records, facts, scores, error, timing
+    OUT/agent_output.json          MuDABench's evaluator input (eval/evaluate.py --agent-output)
+    OUT/questions/<qid>/run_log.json   per-document Q/A transcript the reference process judge reads
+    OUT/questions/<qid>/trace.json     every stage's input and output
+    OUT/summary.json               the run's metrics and settings
+
+agent_output.json follows the reference evaluator: in agent mode each entry has question_id,
+model_answer and agent_log_dir (the folder holding run_log.json) plus json_data/json_dec/code/
+code_resp; for the flat-RAG baseline it is rag mode, whose entries may hold only question_id,
+retrieved_chunks and model_answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from evaluate.answering import Answered
+
+RAG_KEYS = ("question_id", "retrieved_chunks", "model_answer")
+
+
+def question_folder(out_dir: Path, question_id: str) -> Path:
+    return out_dir / "questions" / re.sub(r"[^\w.-]", "_", question_id)
+
+
+def agent_entry(out_dir: Path, answered: Answered, rag: bool) -> dict[str, Any]:
+    if rag:
+        return {"question_id": answered.question_id, "retrieved_chunks": list(answered.retrieved_chunks),
+                "model_answer": answered.answer}  # fmt: skip
+    columns = sorted({k for r in answered.records for k in r})
+    return {
+        "question_id": answered.question_id,
+        "model_answer": answered.answer,
+        "agent_log_dir": str(question_folder(out_dir, answered.question_id).resolve()),
+        "json_data": json.dumps(answered.records, ensure_ascii=False, default=str),
+        "json_dec": json.dumps(columns, ensure_ascii=False),
+        "code": answered.code,
+        "code_resp": answered.result if answered.error is None else f"ERROR: {answered.error}",
+    }
+
+
+def write_outputs(out_dir: Path, answered: list[Answered], scores: list[dict], summary: dict,
+                  rag: bool = False) -> dict[str, Path]:  # fmt: skip
+    """Write every file of the run; returns name -> path for logging them as artifacts."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for a in answered:
+        folder = question_folder(out_dir, a.question_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        run_log = {"question_id": a.question_id, "question": a.question, "doc_interactions": {}, **a.run_log}
+        _dump(folder / "run_log.json", run_log)
+        _dump(folder / "trace.json", a.trace)
+    paths = {
+        "results": out_dir / "results.jsonl",
+        "agent_output": out_dir / "agent_output.json",
+        "summary": out_dir / "summary.json",
+    }
+    with paths["results"].open("w", encoding="utf-8") as f:
+        for a, s in zip(answered, scores, strict=True):
+            row = {**a.__dict__, "scores": s}
+            row.pop("trace", None)  # the trace lives in questions/<qid>/trace.json
+            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    _dump(paths["agent_output"], [agent_entry(out_dir, a, rag) for a in answered])
+    _dump(paths["summary"], summary)
+    return paths
+
+
+def table_rows(answered: list[Answered], scores: list[dict]) -> list[dict]:
+    """The per-question table logged to MLflow: one flat row per question."""
+    rows = []
+    for a, s in zip(answered, scores, strict=True):
+        rows.append({"question_id": a.question_id, "question": a.question, "answer": a.answer,
+                     "error": a.error or "", "seconds": a.seconds, "documents": len(a.doc_ids),
+                     "records": len(a.records), "missing_documents": len(a.missing),
+                     **{k: v for k, v in s.items() if not isinstance(v, (dict, list))}})  # fmt: skip
+    return rows
+
+
+def _dump(path: Path, content: Any) -> None:
+    path.write_text(json.dumps(content, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
