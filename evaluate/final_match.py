@@ -18,6 +18,7 @@ from evaluate.quantities import DateMention, Quantity, find_dates, find_quantiti
 from evaluate.question_traits import QuestionTraits, read_question
 
 REFUSAL = re.compile(r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I)
+NO_COMPANY = re.compile(r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I)
 NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
 ORDINAL_BEFORE = re.compile(r"(?:top|前|第|no\.|#)\s*$", re.I)
 FIRM = re.compile(r"[\u4e00-\u9fff]{2,24}?(?:会计师事务所|认证服务有限公司|有限责任公司|有限公司)")
@@ -251,6 +252,11 @@ def final_match(question: str, gold_answer: str, model_answer: str, symbols: Ite
     facts = read_gold(traits, question, gold_answer, symbols)
     view = _AnswerView(model_answer, symbols, facts.entities)
     if not (facts.entities or facts.quantities or facts.dates or facts.strings):
+        if NO_COMPANY.search(fold(gold_answer)):  # "没有公司更换会计事务所": the answer is the empty list
+            if view.entities:
+                return MatchResult.wrong(f"the gold names no company; the answer names {', '.join(view.entities)}")
+            if NO_COMPANY.search(view.text):
+                return MatchResult.right("both say no company qualifies")
         return MatchResult.undecided("the gold answer has no codes, numbers or dates to check")
     wrong_e, unclear_e = _check_entities(traits, facts, view)
     if wrong_e:

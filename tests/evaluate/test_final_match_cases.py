@@ -161,3 +161,12 @@ def test_text_questions_need_their_strings():
 def test_which_month(answer, expected):
     question = "针对中国A股市场，在你的知识库中2021年哪个月份召开股东大会的公司最多？"
     check(question, "根据2021年股东大会时间分布，6月召开股东大会的公司最多，共有7家公司", answer, [], expected)
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [("2021-2022年没有公司更换会计事务所。", True), ("601577 更换了会计事务所", False), ("数据不足，无法判断", "undecided")],
+)
+def test_empty_gold_list(answer, expected):
+    question = "针对中国A股市场，请你给出你知识库中2021-2022年更换了会计事务所的公司股票代码"
+    check(question, "根据2021年到2022年数据分析，没有公司更换会计事务所。", answer, ["601577", "600000"], expected)
