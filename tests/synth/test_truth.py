@@ -95,3 +95,19 @@ def test_strings_state_the_value_in_the_filing_units(truth):
             continue
         checked[field] += 1
     assert len(checked) >= 10, checked
+
+
+def test_layouts_vary_fonts_and_table_order(corpus, catalog):
+    fonts = Counter()
+    by_column = 0
+    for doc in catalog:
+        raw = (corpus / "pdf" / f"{doc['id']}.pdf").read_bytes()
+        if doc["language"] == "zh":
+            fonts["ttf"] += b"WenQuanYi" in raw
+            fonts["cid"] += b"STSong-Light" in raw
+        # A table drawn column by column extracts as its row labels back to back, numbers after.
+        text = "".join(_page_texts(corpus / "pdf" / f"{doc['id']}.pdf"))
+        by_column += ("一、营业总收入二、营业总成本" in text or "CashandcashequivalentsAccountsreceivable" in text
+                      or "股东名称" in text and re.search(r"股东名称持股比例\(%\)持股总数", text) is None)
+    assert fonts["ttf"] and fonts["cid"], fonts
+    assert by_column >= 1
