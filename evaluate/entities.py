@@ -14,7 +14,7 @@ from dataclasses import dataclass
 A_SHARE_CODE = re.compile(r"(?<![\d.])\d{6}(?!\d|\.\d|\s*(?:元|万|亿|股|人|天|家|%|个|次|分))")
 BRACKET_TICKER = re.compile(r"\[([A-Z][A-Z.]{0,5})\]")
 # What may sit between two names of one enumeration: "A、B、C", "[A], [B] and [C]", "A, B 和 C".
-ENUMERATION_GAP = re.compile(r"^(?:[\s、,，;；/\[\]()（）]|and|和|及|与|以及)*$")
+ENUMERATION_GAP = re.compile(r"^(?:[\s、,，/\[\]()（）]|and|和|及|与|以及)*$")
 
 
 @dataclass(frozen=True)
