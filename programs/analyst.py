@@ -128,7 +128,9 @@ def assemble(question, scope, planned, extracted, normalized, analysis, answered
                     "lm_documents": extracted.lm_documents, "passages": extracted.passages},
         "normalize": {"records": normalized.records, "notes": normalized.notes, "nulled": normalized.nulled},
         "code": {"attempts": analysis.attempts, "result": analysis.result},
-        "answer": {"answer": answered.answer, "citations": [c.model_dump() for c in answered.citations]},
+        "answer": {"inputs": {"question": question, "result": analysis.result,
+                              "missing": [f.model_dump() for f in extracted.failures]},
+                   "answer": answered.answer, "citations": [c.model_dump() for c in answered.citations]},
     }  # fmt: skip
     return dspy.Prediction(
         answer=answered.answer, records=normalized.records, code=analysis.code, result=analysis.result,
@@ -147,5 +149,9 @@ def default_fact_path(settings: Settings, store) -> str | None:
 
 
 def build_program(settings: Settings, store, facts: FactStore | None = None) -> Analyst:
-    facts = facts if facts is not None else FactStore(default_fact_path(settings, store))
+    """The Analyst over `store`; facts from `facts`, else settings.fact_store / <index>/facts.sqlite."""
+    if not settings.fact_reuse:
+        facts = None
+    elif facts is None:
+        facts = FactStore(default_fact_path(settings, store))
     return Analyst(Resources(store, facts, settings))

@@ -60,6 +60,7 @@ class Settings:
     concurrency: int = 8  # documents extracted at once
     k: int = 5  # passages per field (and per sub-query) for each document
     fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
+    fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
     code_rounds: int = 3  # fix rounds after the first failing code
     sandbox_timeout: float = 20.0
     normalize_batch: int = 40  # raw values per normalizer LM call

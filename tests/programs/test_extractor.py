@@ -87,3 +87,14 @@ def test_fact_store_is_thread_safe_and_persistent(tmp_path):
     reopened = FactStore(tmp_path / "f.sqlite")
     assert len(reopened) == 200 and reopened.get("d7", "x", "x").value == "7"
     assert reopened.get("d7", "x", "another description") is None  # key includes the description
+
+
+def test_fact_reuse_off_always_asks(make_program, use_lm, settings, store):
+    from programs.analyst import build_program
+
+    program = build_program(settings.replace(fact_reuse=False), store)
+    assert program.resources.facts is None
+    lm = use_lm()
+    program(question="q")
+    program(question="q")
+    assert len(extraction_calls(lm)) == 6
