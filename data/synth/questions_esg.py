@@ -35,7 +35,8 @@ def _donation_top(docs: list[Doc], y: int) -> dict:
 
 def _count(docs: list[Doc], y: int, fields: list[str], what: str) -> dict:
     hits = [d for d in docs if all(d.gold[f] for f in fields)]
-    sa = [f"证券代码{d.symbol}在{y}年{'' if all(d.gold[f] for f in fields) else '未'}{what}" for d in docs]
+    labels = {ENV: "披露环境和可持续发展信息", GRI: "参照GRI标准", ASSURED: "经第三方机构审验"}
+    sa = [f"证券代码{d.symbol}在{y}年" + "，".join(("" if d.gold[f] else "未") + labels[f] for f in fields) for d in docs]
     final = f"根据{y}年ESG报告数据分析，共有{len(hits)}家公司{what}"
     return item(f"{ZH_PREFIX}在你的知识库中{y}年有多少家公司的ESG报告{what}？", docs, fields, sa, final)
 

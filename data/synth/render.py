@@ -84,7 +84,9 @@ def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
         header = (c.name, f"Form 10-K  Fiscal {spec.year}")
         footer = rng.choice([lambda n: str(n), lambda n: f"Page {n}"])
     else:
-        font = bold = rng.choice(cjk_fonts())
+        # Draw between both kinds even when the TTF is missing, so the rest of the layout stays the same.
+        wanted = rng.choice([CJK_TTF_NAME, CJK_CID_NAME])
+        font = bold = wanted if wanted in cjk_fonts() else CJK_CID_NAME
         header = (f"{c.short_name}  {spec.year}{_title(spec.doctype)}", f"证券代码：{c.symbol}")
         footer = rng.choice([lambda n: f"第 {n} 页", lambda n: f"- {n} -", lambda n: str(n)])
     writer = DocWriter(path, font, bold, header, footer, size=rng.choice([9.5, 10.0, 10.5]),
