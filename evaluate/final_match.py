@@ -20,7 +20,7 @@ from evaluate.question_traits import QuestionTraits, read_question
 REFUSAL = re.compile(r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I)
 NO_COMPANY = re.compile(r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I)
 NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
-ORDINAL_BEFORE = re.compile(r"(?:top|前|第|no\.|#)\s*$", re.I)
+ORDINAL_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#)\s*$", re.I)  # 提前13天 is a number of days
 FIRM = re.compile(r"[\u4e00-\u9fff]{2,24}?(?:会计师事务所|认证服务有限公司|有限责任公司|有限公司)")
 FIRM_LEAD = re.compile(r".*[为是从到由的：:，,、；;]")
 QUOTED = re.compile(r"[“\"「『]([^”\"」』]{1,60})[”\"」』]")
@@ -77,7 +77,8 @@ def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterabl
         is_year = q.kind == "year" or (q.kind == "none" and q.raw.is_integer() and YEAR_MIN <= q.raw <= YEAR_MAX)
         ordinal = bool(ORDINAL_BEFORE.search(text[max(0, q.start - 5) : q.start])) or text[q.end : q.end + 1] in ("名", "档", "位")
         restates_count = q.kind == "count" and entities and q.raw == len(entities)
-        if is_year or ordinal or restates_count or q.raw in traits.numbers:
+        # the question's own numbers (权重40%, 超过7天) restated in the gold are not findings
+        if is_year or ordinal or restates_count or (q.raw, q.kind) in traits.numbers:
             continue
         quantities.append((q, owner_at(q.start, mentions, keep)))
     strings = []
@@ -226,6 +227,8 @@ def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) 
         weak = any(_same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True) for a in view.quantities)
         if g.value == 0 and NOTHING.search(view.text):
             weak = True
+        if g.kind == "count" and not facts.entities and len(view.entities) == g.raw:
+            weak = True  # "how many" answered by listing that many companies
         if weak:
             unclear = unclear or f"{g.text} found only with another unit or sign"
         elif traits.asks_values or (g.kind == "month" and traits.asks_month):

@@ -49,7 +49,7 @@ class QuestionTraits:
     asks_date: bool
     asks_text: bool  # names, addresses, firms or methods: text the matcher cannot fully check
     growth_quirk: bool  # A-share growth: the gold prints fractions with "%" ("-0.14%" means -14%)
-    numbers: frozenset[float]  # numbers written in the question (years, weights, thresholds)
+    numbers: frozenset[tuple[float, str]]  # (number, kind) written in the question: years, weights, thresholds
 
 
 def read_question(question: str) -> QuestionTraits:
@@ -63,7 +63,7 @@ def read_question(question: str) -> QuestionTraits:
             top_k = int(token) if token.isdigit() else WORD_NUMBERS.get(token)
             break
     dates = [(d.start, d.end) for d in find_dates(text)]
-    numbers = frozenset(q.raw for q in find_quantities(text, dates))
+    numbers = frozenset((q.raw, q.kind) for q in find_quantities(text, dates))
     return QuestionTraits(
         ranking=bool(RANKING.search(text)),
         ties=bool(TIES.search(text)),

@@ -170,3 +170,32 @@ def test_which_month(answer, expected):
 def test_empty_gold_list(answer, expected):
     question = "针对中国A股市场，请你给出你知识库中2021-2022年更换了会计事务所的公司股票代码"
     check(question, "根据2021年到2022年数据分析，没有公司更换会计事务所。", answer, ["601577", "600000"], expected)
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("601187 提前13天；601577 提前12天", True),
+        ("相较于2021年提前超过7天的公司证券代码为：601187, 601577", False),  # the asked day counts are missing
+        ("601187 提前14天；601577 提前12天", False),
+    ],
+)
+def test_days_earlier_are_numbers_not_ordinals(answer, expected):
+    question = "针对中国A股市场，在你的知识库中，2022年股权登记日相较于2021年提前超过7天的公司的股票代码及其提前天数是？"
+    gold = "相较于2021年提前超过7天的公司详情如下：证券代码601187：提前13天；证券代码601577：提前12天"
+    check(question, gold, answer, ["601187", "601577", "600000"], expected)
+
+
+def test_question_numbers_of_another_kind_are_still_findings():
+    # "记为1分" in the question must not hide the gold's "得分为1.00"
+    question = "请计算ESG综合得分最高的三家公司的详细得分情况。有披露则记为1分反之为0分"
+    gold = "证券代码002839的综合得分为1.00；证券代码601229的综合得分为0.88；证券代码601963的综合得分为0.85"
+    symbols = ["002839", "601229", "601963"]
+    check(question, gold, "002839（1.00）、601229（0.88）、601963（0.85）", symbols, True)
+    check(question, gold, "002839（0.95）、601229（0.88）、601963（0.85）", symbols, False)
+
+
+def test_count_question_answered_by_a_list_is_left_to_the_judge():
+    question = "在你的知识库中2021年有多少家公司的ESG报告披露了环境信息？"
+    check(question, "共有3家公司披露了环境信息", "披露的公司为：600000、600015、600016", ["600000", "600015", "600016"], "undecided")
+    check(question, "共有3家公司披露了环境信息", "披露的公司为：600000、600015", ["600000", "600015"], False)
