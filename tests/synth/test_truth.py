@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -111,3 +112,20 @@ def test_layouts_vary_fonts_and_table_order(corpus, catalog):
                       or "股东名称" in text and re.search(r"股东名称持股比例\(%\)持股总数", text) is None)
     assert fonts["ttf"] and fonts["cid"], fonts
     assert by_column >= 1
+
+
+def test_without_the_truetype_font_everything_uses_the_builtin_cid_font(tmp_path, monkeypatch):
+    from data.synth import generate, render
+
+    monkeypatch.setattr(render, "CJK_TTF", str(tmp_path / "no-such-font.ttc"))
+    monkeypatch.setattr(render, "_registered", set())
+    generate(tmp_path / "c", companies=2, years=[2021], seed=3, pages=3)
+    pdfs = sorted((tmp_path / "c" / "pdf").glob("*.pdf"))
+    assert len(pdfs) == 5
+    assert not any(b"WenQuanYi" in p.read_bytes() for p in pdfs)
+    assert sum(b"STSong-Light" in p.read_bytes() for p in pdfs) == 4
+    rows = [json.loads(x) for x in (tmp_path / "c" / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        if row["strings"]:
+            page = _page_texts(tmp_path / "c" / "pdf" / f"{row['doc_id']}.pdf")[row["page"] - 1]
+            assert all(_squash(s) in page for s in row["strings"])
