@@ -127,9 +127,7 @@ def _same_number(g: Quantity, a: Quantity, growth_quirk: bool, absolute: bool = 
 def _same_digits(g: Quantity, a: Quantity) -> bool:
     """The digits agree though the units do not (10600 vs 10600万元, or a bare number in 万元 or
     millions): unclear, not wrong."""
-    if g.raw < 1:
-        return g.raw == a.raw
-    if abs(g.raw - a.raw) <= max(0.5, RELATIVE_TOLERANCE * g.raw):
+    if abs(g.raw - a.raw) <= max(RELATIVE_TOLERANCE * g.raw, 1e-9):
         return True
     if g.kind == "money" and a.kind == "none":
         return any(abs(g.value - a.value * scale) <= RELATIVE_TOLERANCE * abs(g.value) for scale in UNSTATED_SCALES)
@@ -227,7 +225,7 @@ def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) 
         weak = any(_same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True) for a in view.quantities)
         if g.value == 0 and NOTHING.search(view.text):
             weak = True
-        if g.kind == "count" and not facts.entities and len(view.entities) == g.raw:
+        if g.kind == "count" and g.raw > 0 and not facts.entities and len(view.entities) == g.raw:
             weak = True  # "how many" answered by listing that many companies
         if weak:
             unclear = unclear or f"{g.text} found only with another unit or sign"
