@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
-from programs.planner import fields_of
+from programs.planner import column_name, fields_of
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
 
@@ -130,7 +130,7 @@ class DocumentExtractor(dspy.Module):
         )
 
     def finish(self, job: DocumentJob, values: list[ExtractedValue]) -> DocumentOutcome:
-        by_name = {v.field: v for v in values or []}
+        by_name = match_values(job.missing, values or [])
         model, version = self.model_name(), prompt_version(self.extract)
         new = []
         for spec in job.missing:
@@ -162,6 +162,16 @@ class DocumentExtractor(dspy.Module):
     def model_name(self) -> str:
         lm = self.extract.lm or dspy.settings.lm
         return str(getattr(lm, "model", "") or "")
+
+
+def match_values(specs: list[FieldSpec], values: list[ExtractedValue]) -> dict[str, ExtractedValue]:
+    """Reply entries by field name; a mangled name ('Capital Adequacy Ratio') matches by its snake_case
+    form, and when nothing matches but the counts agree, by position (the signature asks for the same order)."""
+    by_name = {column_name(v.field): v for v in values}
+    matched = {s.name: by_name[s.name] for s in specs if s.name in by_name}
+    if not matched and len(values) == len(specs):
+        matched = {s.name: v for s, v in zip(specs, values, strict=True)}
+    return matched
 
 
 def prompt_version(predictor: dspy.Predict) -> str:

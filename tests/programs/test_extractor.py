@@ -98,3 +98,16 @@ def test_fact_reuse_off_always_asks(make_program, use_lm, settings, store):
     program(question="q")
     program(question="q")
     assert len(extraction_calls(lm)) == 6
+
+
+def test_reply_field_names_are_matched_leniently():
+    from programs.extractor import match_values
+    from signatures.types import ExtractedValue, FieldSpec
+
+    specs = [FieldSpec(name="capital_adequacy_ratio", description="a"), FieldSpec(name="revenue", description="b")]
+    mangled = [ExtractedValue(field="Capital Adequacy Ratio", disclosed=True, value="1"),
+               ExtractedValue(field="Revenue", disclosed=True, value="2")]  # fmt: skip
+    assert {k: v.value for k, v in match_values(specs, mangled).items()} == {"capital_adequacy_ratio": "1", "revenue": "2"}
+    unnamed = [ExtractedValue(field="f1", disclosed=True, value="1"), ExtractedValue(field="f2", disclosed=True, value="2")]
+    assert {k: v.value for k, v in match_values(specs, unnamed).items()} == {"capital_adequacy_ratio": "1", "revenue": "2"}
+    assert match_values(specs, unnamed[:1]) == {}  # counts disagree: nothing guessed
