@@ -14,6 +14,7 @@ import ctypes
 import errno
 import json
 import linecache
+import math
 import os
 import resource
 import site
@@ -65,7 +66,7 @@ def _mapped_bytes() -> int:
 def _set_limits(limits: dict, cpu_seconds: int) -> None:
     """Bound this process and all it starts; set after the imports so they do not eat the budget."""
     used = resource.getrusage(resource.RUSAGE_SELF)
-    spent = int(used.ru_utime + used.ru_stime) + 1  # the user's CPU budget counts from here
+    spent = math.ceil(used.ru_utime + used.ru_stime)  # the user's CPU budget counts from here
     bounds = {
         resource.RLIMIT_CPU: (spent + cpu_seconds, spent + cpu_seconds + 1),
         # The budget is on top of the pre-imported runtime (pandas alone maps ~0.3-1.3 GB).

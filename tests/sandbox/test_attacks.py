@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from programs import sandbox_isolation
 from programs.sandbox import Limits, run_code
 from programs.sandbox_isolation import bwrap_problem
 
-pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no full isolation here: {bwrap_problem()}")
+
+def test_full_isolation_is_available_here():
+    """The project's machines (root, bubblewrap from setup.sh) must get full isolation, not the fallback."""
+    assert bwrap_problem() is None
 
 RECORDS = [{"id": "d1", "v": 1.0}]
 SECRET = "sk-secret-test"
@@ -29,15 +35,23 @@ def seen(res) -> str:
     return f"{res.stdout}\n{res.error}"
 
 
-def sandbox_uid_processes() -> list[int]:
-    """Host pids running as a sandbox throw-away uid (>= 1,000,000): there must be none after a run."""
+@pytest.fixture
+def run_uid(monkeypatch) -> int:
+    """Pin this test's throw-away uid so leftovers are counted for THIS run only (others may run too)."""
+    uid = 1_000_000 + secrets.randbelow(1_000_000)
+    monkeypatch.setattr(sandbox_isolation, "throwaway_uid", lambda: uid)
+    return uid
+
+
+def processes_of(uid: int) -> list[int]:
+    """Host pids running as `uid`, seen from outside the sandbox."""
     pids = []
     for entry in Path("/proc").iterdir():
         try:
             uid_line = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:"))
         except (OSError, StopIteration):
             continue
-        if int(uid_line.split()[1]) >= 1_000_000:
+        if int(uid_line.split()[1]) == uid:
             pids.append(int(entry.name))
     return pids
 
@@ -167,7 +181,7 @@ print(subprocess.run(['cat', '/proc/net/dev'], capture_output=True, text=True).s
     assert interfaces == ["lo"]  # a network namespace of its own: nothing but its own loopback
 
 
-def test_fork_bomb_is_bounded_and_leaves_nothing():
+def test_fork_bomb_is_bounded_and_leaves_nothing(run_uid):
     code = """
 import os
 while True:
@@ -180,10 +194,10 @@ while True:
     res = run(code, timeout=2)
     assert time.monotonic() - started < 10
     assert not res.ok and res.limit in ("timeout", "processes")
-    assert sandbox_uid_processes() == []
+    assert processes_of(run_uid) == []
 
 
-def test_background_process_does_not_outlive_the_run():
+def test_background_process_does_not_outlive_the_run(run_uid):
     marker = f"sandbox-survivor-{os.getpid()}-{time.time_ns()}"
     code = f"""
 import os, subprocess
@@ -199,7 +213,7 @@ print('spawned')
     assert res.ok and res.stdout == "spawned\n", res.error
     time.sleep(0.2)
     assert host_processes_with(marker) == []
-    assert sandbox_uid_processes() == []
+    assert processes_of(run_uid) == []
 
 
 def test_infinite_loop_hits_the_wall_timeout():
@@ -216,11 +230,9 @@ def test_sleep_hits_the_wall_timeout_not_the_cpu_limit():
 
 
 def test_cpu_limit_even_when_sigxcpu_is_ignored():
-    res = run("while True:\n    pass\n", timeout=15, cpu_seconds=1)
-    assert res.limit == "cpu" and "CPU time limit of 1 s" in res.error
     code = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n"
     res = run(code, timeout=15, cpu_seconds=1)
-    assert res.limit == "cpu"
+    assert res.limit == "cpu" and "CPU time limit of 1 s" in res.error
 
 
 def test_memory_bomb_hits_the_memory_limit_and_the_caller_stays_healthy():
@@ -272,7 +284,7 @@ print('still here')
     assert run("print('healthy')").stdout == "healthy\n"
 
 
-def test_no_root_inside_no_privilege_regained_by_ctypes_or_shell():
+def test_no_root_inside_no_privilege_regained_by_ctypes_or_shell(run_uid):
     code = """
 import ctypes, os
 libc = ctypes.CDLL(None)
@@ -283,22 +295,46 @@ print(open('/proc/self/status').read().split('NoNewPrivs:')[1].split()[0])
     res = run(code)
     assert res.ok, res.error
     first, second, third = res.stdout.splitlines()
-    assert first.startswith("setuid0 -1 uid ") and int(first.split()[-1]) >= 1_000_000
+    assert first == f"setuid0 -1 uid {run_uid}"
     assert second == "shell 7" and third == "1"
 
 
-def test_ignoring_sigterm_does_not_prevent_the_kill():
+def test_ignoring_sigterm_does_not_prevent_the_kill(run_uid):
     code = "import signal, time\nfor s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):\n    signal.signal(s, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.01)\n"
     started = time.monotonic()
     res = run(code, timeout=2)
     assert res.limit == "timeout" and time.monotonic() - started < 6
-    assert sandbox_uid_processes() == []
+    assert processes_of(run_uid) == []
 
 
 def test_closing_stdout_and_forging_status_are_reported_not_trusted():
     code = "import os\nos.write(3, b'{\"event\": \"done\", \"ok\": true}\\n')\nos._exit(3)\n"
     res = run(code)
     assert not res.ok
+
+
+def test_a_killed_caller_takes_the_sandbox_down_with_it(tmp_path):
+    uid = 1_000_000 + secrets.randbelow(1_000_000)
+    caller = (
+        "import programs.sandbox_isolation as iso\n"
+        f"iso.throwaway_uid = lambda: {uid}\n"
+        "from programs.sandbox import run_code\n"
+        "run_code('import time\\nwhile True: time.sleep(1)', [], timeout=60)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-c", caller], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not processes_of(uid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_of(uid), "the sandbox never started"
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 3
+    while processes_of(uid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_of(uid) == [], "the sandbox outlived its killed caller"
 
 
 @pytest.fixture(autouse=True)
