@@ -70,3 +70,10 @@ def test_bad_input_is_one_line_naming_the_fix(cli, tmp_path, capsys, argv, fix):
     assert ask.main(["--index", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert fix in err and err.count("\n") == 0
+
+
+def test_flat_rag_baseline_from_the_cli(cli, tmp_path, capsys):
+    cli.answers = {"[[ ## passages ## ]]": {"answer": "基线答案"}}
+    code = ask.main(["--index", str(tmp_path), "--baseline", "flat-meta", "--json", "--no-progress", "q"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answer"] == "基线答案" and out["records"] == [] and out["citations"]
