@@ -66,17 +66,31 @@ class AnswerJudge(dspy.Module):
         self.cache = cache
         self.model = model
 
-    def forward(self, question: str, gold_answer: str, model_answer: str) -> dspy.Prediction:
-        key = JudgeCache.key(question, gold_answer, model_answer, self.model) if self.cache is not None else None
-        if key:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return dspy.Prediction(correct=hit[0], reason=hit[1], cached=True)
-        verdict = self.judge(question=question, gold_answer=gold_answer, model_answer=model_answer)
+    def _cached(self, question: str, gold_answer: str, model_answer: str) -> tuple[str | None, dspy.Prediction | None]:
+        if self.cache is None:
+            return None, None
+        key = JudgeCache.key(question, gold_answer, model_answer, self.model)
+        hit = self.cache.get(key)
+        return key, (dspy.Prediction(correct=hit[0], reason=hit[1], cached=True) if hit else None)
+
+    def _keep(self, key: str | None, verdict) -> dspy.Prediction:
         correct, reason = bool(verdict.correct), str(verdict.reason or "")
         if key:
             self.cache.put(key, correct, reason)
         return dspy.Prediction(correct=correct, reason=reason, cached=False)
+
+    def forward(self, question: str, gold_answer: str, model_answer: str) -> dspy.Prediction:
+        key, hit = self._cached(question, gold_answer, model_answer)
+        if hit is not None:
+            return hit
+        return self._keep(key, self.judge(question=question, gold_answer=gold_answer, model_answer=model_answer))
+
+    async def aforward(self, question: str, gold_answer: str, model_answer: str) -> dspy.Prediction:
+        key, hit = self._cached(question, gold_answer, model_answer)
+        if hit is not None:
+            return hit
+        verdict = await self.judge.acall(question=question, gold_answer=gold_answer, model_answer=model_answer)
+        return self._keep(key, verdict)
 
     def __deepcopy__(self, memo):
         # Optimizers deep-copy modules; an open SQLite connection cannot be copied and need not be.
