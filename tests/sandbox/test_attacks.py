@@ -162,6 +162,31 @@ for host in ['127.0.0.1', 'localhost']:
     assert res.stdout.count("blocked") == 2 and "connected" not in res.stdout
 
 
+def test_host_unix_sockets_are_unreachable(tmp_path):
+    name = f"collate-sandbox-test-{os.getpid()}"
+    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract.bind("\0" + name)
+    abstract.listen(1)
+    abstract.setblocking(False)
+    code = f"""
+import socket
+for address in ['\\0{name}', '/run/docker.sock', '/var/run/dbus/system_bus_socket']:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(address)
+        print('connected')
+    except OSError:
+        print('blocked')
+"""
+    try:
+        res = run(code)
+        with pytest.raises(BlockingIOError):
+            abstract.accept()  # nobody knocked
+    finally:
+        abstract.close()
+    assert res.stdout.split() == ["blocked"] * 3
+
+
 def test_dns_and_external_connections_fail():
     code = """
 import socket

@@ -103,3 +103,21 @@ def test_cli_bad_input_exits_2_with_one_line_naming_the_fix(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "list of objects" in err
     assert main(["--code", str(tmp_path / "missing.py"), "--records", str(tmp_path / "records.json")]) == 2
     assert "cannot read --code" in capsys.readouterr().err
+
+
+def test_concurrent_runs_keep_their_own_records_and_output():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int):
+        return run_code("print(df['n'].sum())", [{"n": i}, {"n": i * 10}], timeout=20)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(one, [1, 2, 3]))
+    assert [r.stdout for r in results] == ["11\n", "22\n", "33\n"]
+
+
+def test_non_json_values_arrive_as_strings():
+    import datetime
+
+    res = run_code("print(df['d'][0], type(records[0]['d']).__name__)", [{"d": datetime.date(2023, 6, 30)}], timeout=10)
+    assert res.stdout == "2023-06-30 str\n"
