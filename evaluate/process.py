@@ -31,12 +31,40 @@ def key_variants(gold_key: str) -> list[str]:
     return variants
 
 
-def lookup(row_facts: Mapping[str, Any], gold_key: str) -> tuple[bool, Any]:
-    lowered = {str(k).lower(): v for k, v in row_facts.items()}
-    for name in key_variants(gold_key):
-        if name in lowered:
-            return True, lowered[name]
-    return False, None
+UNIT_TOKENS = {"value", "cny", "usd", "pct", "10k", "count", "amount"}
+
+
+def _tokens(name: str) -> set[str]:
+    return {t for t in str(name).lower().split("_") if t and t not in UNIT_TOKENS}
+
+
+def align_keys(gold_keys: list[str], names: list[str]) -> dict[str, str]:
+    """Which extracted field stands for which gold key. The planner names fields itself
+    (`capital_adequacy_ratio` for `value_capital_adequacy_ratio_pct`): exact variants first, then the
+    most similar name by shared words, then the last gold key and the last name left over."""
+    lowered = {str(n).lower(): n for n in names}
+    pairs: dict[str, str] = {}
+    for key in gold_keys:
+        hit = next((lowered[v] for v in key_variants(key) if v in lowered), None)
+        if hit is not None and hit not in pairs.values():
+            pairs[key] = hit
+    scored = []
+    for key in gold_keys:
+        for name in names:
+            if key in pairs or name in pairs.values():
+                continue
+            a, b = _tokens(key), _tokens(name)
+            overlap = len(a & b) / len(a | b) if a | b else 0.0
+            if overlap >= 0.5:
+                scored.append((overlap, key, name))
+    for _, key, name in sorted(scored, key=lambda t: -t[0]):
+        if key not in pairs and name not in pairs.values():
+            pairs[key] = name
+    left_keys = [k for k in gold_keys if k not in pairs]
+    left_names = [n for n in names if n not in pairs.values()]
+    if len(left_keys) == 1 and len(left_names) == 1:
+        pairs[left_keys[0]] = left_names[0]
+    return pairs
 
 
 @dataclass
@@ -94,14 +122,16 @@ def score_question(item: DatasetItem, facts: Facts | None) -> QuestionProcess:
     result = QuestionProcess(item.question_id)
     for row in item.metadata:
         row_facts = facts.get(row.id)
+        names = align_keys(list(row.values), list(row_facts)) if row_facts is not None else {}
         row_cells = []
         for key, gold in row.values.items():
+            found, got = key in names, row_facts.get(names[key]) if key in names else None
             if row_facts is None:
-                found, got = False, None
                 correct, why = False, "document not extracted"
+            elif not found:
+                correct, why = gold is None, "field not extracted"
             else:
-                found, got = lookup(row_facts, key)
-                correct, why = compare_cell(key, gold, got) if found else (gold is None, "field not extracted")
+                correct, why = compare_cell(key, gold, got)
             text = f"{row.symbol} {key}: got {show(got) if found else 'nothing'}, gold {show(gold)}"
             cell = CellResult(row.id, row.symbol, key, gold, got, correct, text + (f" ({why})" if why and not correct else ""))
             row_cells.append(cell)

@@ -125,3 +125,19 @@ def test_real_gold_against_itself_is_perfect_and_a_change_is_caught(name):
     wrong = sum(not c.correct for q in scores.per_question for c in q.cells)
     assert wrong == changed > 50
     json.dumps(scores.as_dict())  # serializable for the report
+
+
+def test_planner_field_names_align_to_gold_keys():
+    from evaluate.process import align_keys
+
+    assert align_keys(["value_capital_adequacy_ratio_pct"], ["car"]) == {"value_capital_adequacy_ratio_pct": "car"}
+    pairs = align_keys(
+        ["value_total_operating_cost_cny", "value_net_profit_cny", "value_capital_adequacy_ratio_pct"],
+        ["capital_adequacy", "net_profit", "operating_cost_total", "company_name"],
+    )
+    assert pairs == {"value_total_operating_cost_cny": "operating_cost_total", "value_net_profit_cny": "net_profit",
+                     "value_capital_adequacy_ratio_pct": "capital_adequacy"}  # fmt: skip
+    # records from the program, with its own names, score through the alignment
+    item = _item("q", [("a", {"value_record_date": "2022-07-05", "value_ex_dividend_date": "2022-07-06"})])
+    facts = records_to_facts([{"id": "a", "symbol": "A", "record_date": "2022年7月5日", "ex_date": "2022-07-06"}])
+    assert score_question(item, facts).cell_accuracy == 1.0
