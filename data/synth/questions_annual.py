@@ -36,6 +36,7 @@ def annual_questions(groups: dict, years: list[int]) -> list[dict]:
         out.append(_car_std(docs, y1))
         out.append(_ratio_top(docs, y1))
         out.append(_city_count(docs, y1))
+        out.append(_outliers(docs, y1))
     if len(years) >= 2:
         y2 = years[1]
         pairs = _pairs(docs, groups.get((ANNUAL, y2), []))
@@ -44,6 +45,7 @@ def annual_questions(groups: dict, years: list[int]) -> list[dict]:
             out.append(_changed(pairs, y1, y2, ADDR, "办公地址"))
             out.append(_both_growth(pairs, y1, y2))
             out.append(_growth_top(pairs, y1, y2))
+            out.append(_composite(pairs, y1, y2))
     return out
 
 
@@ -128,3 +130,29 @@ def _growth_top(pairs, y1: int, y2: int) -> dict:
     final = f"根据{y1}年到{y2}年数据分析，净利润增长率最高的{ZH_K[k]}家公司股票代码分别是：{detail}。"
     docs = [d for pair in pairs for d in pair]
     return item(f"{ZH_PREFIX}请你给出你知识库中{y1}-{y2}年净利润增长率最高的{ZH_K[k]}家公司股票代码", docs, [NET], sa, final)
+
+
+def _outliers(docs: list[Doc], year: int) -> dict:
+    mean = sum(d.gold[COST] for d in docs) / len(docs)
+    hits = [d.symbol for d in docs if d.gold[COST] > 2 * mean]
+    sa = [f"根据{year}年数据，股票代码{d.symbol}的营业总成本为{d.gold[COST]:.2f}元" for d in docs]
+    head = f"根据{year}年数据分析，各公司营业总成本的平均值为{mean:.2f}元，"
+    final = head + (f"超过平均值2倍的公司股票代码有：{zh_list(hits)}。" if hits else "没有营业总成本超过平均值2倍的公司。")
+    return item(f"{ZH_PREFIX}请你找出你知识库中{year}年营业总成本超过所有公司平均值2倍的公司股票代码", docs, [COST], sa, final)
+
+
+def _composite(pairs, y1: int, y2: int) -> dict:
+    k = min(3, len(pairs))
+    scores, sa = {}, []
+    for a, b in pairs:
+        g_car, g_net, g_cost = (growth(b.gold[f], a.gold[f]) for f in (CAR, NET, COST))
+        scores[a.symbol] = 0.4 * g_car + 0.3 * g_net - 0.3 * g_cost
+        sa.append(f"股票代码{a.symbol}在{y1}年到{y2}年期间：资本充足率增长率{g_car * 100:.2f}%，净利润增长率{g_net * 100:.2f}%，"
+                  f"营业总成本增长率{g_cost * 100:.2f}%，综合得分{scores[a.symbol]:.4f}")
+    winners = top(scores, k)
+    final = (f"根据{y1}年到{y2}年数据分析，按综合得分=资本充足率增长率×40%+净利润增长率×30%−营业总成本增长率×30%计算，"
+             f"综合财务表现最优的{ZH_K[k]}家公司股票代码分别是：{zh_list(winners)}。")
+    docs = [d for pair in pairs for d in pair]
+    return item(f"{ZH_PREFIX}请你给出你知识库中{y1}-{y2}年期间综合财务表现最优的{ZH_K[k]}家公司股票代码"
+                f"（综合得分=资本充足率增长率×40%+净利润增长率×30%−营业总成本增长率×30%，增长率=(后一年−前一年)÷|前一年|）",
+                docs, [CAR, NET, COST], sa, final)

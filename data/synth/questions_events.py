@@ -89,7 +89,6 @@ def meeting_questions(groups: dict, years: list[int]) -> list[dict]:
         return []
     return [_top(docs, y, RATIO, "出席股份比例", "%", "年度股东大会", "年度股东大会"),
             _top(docs, y, PEOPLE, "出席股东及股东代表人数", "人", "年度股东大会", "年度股东大会"),
-            _top(docs, y, SHARES, "出席股份总数", "股", "年度股东大会", "年度股东大会"),
             _extra_line(docs, y), _mode(docs, y, METHODS, "召开方式组合"), _mode(docs, y, VOTING, "一种或多种表决方式组合"),
             _busiest_month(docs, y)]
 

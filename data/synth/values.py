@@ -8,6 +8,7 @@ to the MuDABench `value_*` fields of that doctype.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 
 from .companies import Company, make_address
@@ -36,6 +37,10 @@ def _grow(value: float, rng: random.Random, low: float, high: float) -> float:
     return value * (1 + rng.uniform(low, high))
 
 
+def _log_uniform(rng: random.Random, low: float, high: float) -> float:
+    return math.exp(rng.uniform(math.log(low), math.log(high)))
+
+
 def _business_day_after(day: dt.date, days: int = 1) -> dt.date:
     while days:
         day += dt.timedelta(days=1)
@@ -55,13 +60,14 @@ def _weekday_in(rng: random.Random, year: int, start: tuple, end: tuple) -> dt.d
 def a_share_history(company: Company, years: list[int], seed: int) -> dict[int, dict]:
     rng = rng_for(seed, "history", company.symbol)
     first = min(years) - 1
-    revenue = rng.uniform(8e9, 3e11)
+    revenue = _log_uniform(rng, 8e9, 6e11)  # skewed like real bank sizes: a few giants, many small
     car = rng.uniform(11.5, 17.5)
     total_shares = rng.randint(30, 3000) * 10_000_000
     auditor = rng.choice(AUDITORS)
     address = make_address(company, rng)
     largest = round(rng.uniform(8, 55), 2)
     n_exec, n_female = rng.randint(13, 20), rng.randint(1, 8)
+    esg_state = _esg_start(rng)
     history = {}
     for year in range(first, max(years) + 1):
         if year > first:
@@ -73,6 +79,7 @@ def a_share_history(company: Company, years: list[int], seed: int) -> dict[int, 
                 address = make_address(company, rng)
             largest = round(min(max(largest + rng.uniform(-1.5, 1.5), 5), 60), 2)
             n_female = min(max(n_female + rng.choice([-1, 0, 0, 1]), 0), 9)
+            esg_state = _esg_next(rng, esg_state)
         yr = rng_for(seed, "year", company.symbol, year)
         cost = round(revenue * yr.uniform(0.55, 0.78), 2)
         non_operating = round(revenue * yr.uniform(-0.004, 0.004), 2)
@@ -89,19 +96,33 @@ def a_share_history(company: Company, years: list[int], seed: int) -> dict[int, 
             "shareholders": shareholders(yr, company.city[1], largest, total_shares),
             "executives": executives(yr, n_female, n_exec),
         }
-        facts.update(_esg(yr, auditor))
+        facts.update(_esg(yr, auditor, esg_state))
         facts.update(_dividend(yr, year, net_profit, total_shares))
         facts.update(_meetings(yr, year, total_shares))
         history[year] = facts
     return history
 
 
-def _esg(rng: random.Random, auditor: str) -> dict:
-    topics = {field: rng.random() < p for field, p in ESG_TOPICS.items()}
+def _esg_start(rng: random.Random) -> dict:
+    """What a company's ESG reporting practice looks like in the first year."""
     assured = rng.random() < 0.55
+    return {"topics": {field: rng.random() < p for field, p in ESG_TOPICS.items()}, "gri": rng.random() < 0.6,
+            "assured": assured, "assurer": rng.choice(ASSURERS) if assured else None}
+
+
+def _esg_next(rng: random.Random, state: dict) -> dict:
+    """Practice is sticky: a topic is added now and then and rarely dropped; assurers seldom change."""
+    topics = {f: (rng.random() < 0.93) if on else (rng.random() < 0.2) for f, on in state["topics"].items()}
+    assured = state["assured"] or rng.random() < 0.2
+    assurer = state["assurer"] if state["assurer"] and rng.random() < 0.85 else rng.choice(ASSURERS)
+    return {"topics": topics, "gri": state["gri"] or rng.random() < 0.2, "assured": assured,
+            "assurer": assurer if assured else None}
+
+
+def _esg(rng: random.Random, auditor: str, state: dict) -> dict:
     return {
-        "esg_topics": topics, "gri": rng.random() < 0.6, "assured": assured,
-        "assurer": rng.choice(ASSURERS) if assured else None, "big4": auditor in BIG4,
+        "esg_topics": dict(state["topics"]), "gri": state["gri"], "assured": state["assured"],
+        "assurer": state["assurer"], "big4": auditor in BIG4,
         "donation_10k": round(rng.uniform(80, 15000), 2), "donation_prior_10k": round(rng.uniform(80, 15000), 2),
         "tax_10k": round(rng.uniform(2e4, 6e6), 2) if rng.random() < 0.75 else None,
         "contribution_per_share": round(rng.uniform(1.2, 18), 2) if rng.random() < 0.6 else None,
@@ -144,7 +165,7 @@ def _meetings(rng: random.Random, year: int, total_shares: int) -> dict:
 def us_history(company: Company, years: list[int], seed: int) -> dict[int, dict]:
     rng = rng_for(seed, "history", company.symbol)
     scale = 1_000_000 if rng.random() < 0.3 else 1000
-    revenue = rng.uniform(3e8, 9e9) / scale
+    revenue = _log_uniform(rng, 2e8, 1.2e10) / scale
     assets = revenue * rng.uniform(0.5, 1.6)
     has_inventory = company.industry not in ("Software", "Medical")
     history = {}

@@ -49,7 +49,7 @@ def test_gold_values_match_truth(dataset, truth):
 def test_corpus_covers_the_operations(dataset, catalog):
     text = "\n".join(q["question"] for q in dataset)
     for needle in ["最高的三家", "极差", "标准差", "更换了会计事务所", "办公地址发生变更", "增长率", "有多少家", "最常见",
-                   "最短间隔", "含并列", "÷", "standard deviation", "growth", "ratio"]:
+                   "最短间隔", "含并列", "÷", "平均值2倍", "四大会计师事务所", "×40%", "改进分", "standard deviation", "growth", "ratio"]:
         assert needle in text, needle
     assert {d["doctype"] for d in catalog} == DOCTYPES
     assert {d["symbol"] for d in catalog if d["doctype"] == "A股年报"}.isdisjoint(
@@ -123,4 +123,22 @@ def test_range_std_count_change_and_gap_answers_follow_from_the_values(dataset):
             line = sorted(counts.values(), reverse=True)[min(3, len(counts)) - 1]
             assert sorted(_symbols_in(answer)) == sorted(s for s, c in counts.items() if c >= line)
             seen.add("ties")
-    assert seen == {"range", "std", "std_en", "change", "count", "gap", "ties"}
+        elif "平均值2倍" in question:
+            values = {r["symbol"]: r["value_total_operating_cost_cny"] for r in rows}
+            mean = sum(values.values()) / len(values)
+            assert sorted(_symbols_in(answer.split("元，", 1)[1])) == sorted(s for s, v in values.items() if v > 2 * mean)
+            seen.add("outliers")
+        elif "改进分" in question:
+            first, last = sorted({r["year"] for r in rows})
+            flags = {(r["symbol"], r["year"]): r for r in rows}
+            keys = [k for k in rows[0] if k.startswith("value_")]
+            scores = {s: sum(not flags[(s, first)][k] and flags[(s, last)][k] for k in keys)
+                      for s, y in flags if y == first}
+            best = max(scores.values())
+            if best:
+                line = sorted((v for v in scores.values() if v > 0), reverse=True)[:3][-1]
+                assert sorted(_symbols_in(answer)) == sorted(s for s, v in scores.items() if v >= line and v > 0)
+            else:
+                assert "没有" in answer
+            seen.add("improvement")
+    assert seen == {"range", "std", "std_en", "change", "count", "gap", "ties", "outliers", "improvement"}
