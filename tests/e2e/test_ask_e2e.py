@@ -111,3 +111,22 @@ def test_when_every_call_fails_the_answer_says_why_and_lists_every_document(tiny
     assert "server" in out["answer"].lower() or "500" in out["answer"]  # the reason, not just "failed"
     assert {m["doc_id"] for m in out["missing"]} == doc_ids(item)
     assert out["records"] == []
+
+
+def test_the_brain_gets_some_annual_report_questions_right(tiny, monkeypatch, capsys, tmp_path):
+    """Not an oracle: it reads only prompts. Scored by the project's deterministic matcher."""
+    from evaluate.metrics import final_match
+
+    items = [i for i in dataset_items(tiny[0]) if i["metadata"][0]["doctype"] == "A股年报"]
+    assert len(items) >= 4
+    verdicts = []
+    with FakeLMServer(Brain()) as server:
+        for it in items:
+            code, out, _ = run_ask(tiny, it, server, monkeypatch, capsys, tmp_path)
+            assert code == 0
+            verdicts.append(final_match(it["question"], it["final_answer"], out["answer"]).correct)
+    right = sum(v is True for v in verdicts)
+    print(f"brain on {len(items)} annual-report questions: {right} right, {verdicts.count(False)} wrong, "
+          f"{verdicts.count(None)} undecided")
+    assert right >= 2, verdicts
+    assert right < len(items) or len(items) < 6  # a fake that never errs would hint at a leak of gold

@@ -63,10 +63,11 @@ def plan(inputs: dict) -> dict:
         fields = [{"name": r.name, "description": r.description, "type": r.type, "unit": r.unit} for r in rules]
     else:  # nothing recognised: ask for the question's subject as free text
         fields = [{"name": "answer_value", "description": question[:80], "type": "string", "unit": "none"}]
+    hints = " ".join(dict.fromkeys(r.hint for r in rules if r.hint))
     if is_chinese(question):
-        query = "该文件披露的" + "、".join(f["description"].rstrip("。") for f in fields) + "是多少？"
+        query = "该文件披露的" + "、".join(f["description"].rstrip("。") for f in fields) + "是多少？" + hints
     else:
-        query = "What does the filing report for " + ", ".join(f["description"].rstrip(".") for f in fields) + "?"
+        query = "What does the filing report for " + ", ".join(f["description"].rstrip(".") for f in fields) + "?" + hints
     restriction = {"doctypes": [doctype] if doctype else None, "years": years or None, "symbols": symbols or None}
     return {"plan": {"subqueries": [{"query": query, "restriction": restriction, "fields": fields}]},
             "reasoning": f"The question needs {', '.join(f['name'] for f in fields)} from {doctype or 'any'} filings."}
@@ -78,6 +79,10 @@ UNIT_TEXT = {"CNY": ("元", " CNY"), "USD": ("美元", " USD"), "percent": ("%",
 
 def _metric_words(metric: str, zh: bool) -> tuple[str, str]:
     rule = rule_named(metric)
+    if rule is None and "_to_" in metric:  # a ratio the code derived: "A与B之比" / "A to B ratio"
+        num, den = metric.split("_to_", 1)
+        a, b = _metric_words(num, zh)[0], _metric_words(den, zh)[0]
+        return (f"{a}与{b}之比" if zh else f"ratio of {a} to {b}"), ""
     if rule is None:
         return metric.replace("_", " "), ""
     words = rule.description.rstrip("。.")

@@ -53,6 +53,16 @@ def choose_metric(question: str, cols: list[str]) -> tuple[str | None, str | Non
                     f'pd.to_numeric(d["{den}"], errors="coerce")')
             return ratio, line
     wanted = [r.name for r in rules_for(question)]
+    present = [n for n in wanted if n in cols]
+    if len(present) >= 2 and has(question, "之比", "÷", "比率", "ratio of"):  # A与B之比 / A÷B: first over second
+        low = question.lower()
+        first_at = {n: min((low.find(w.lower()) for w in rule_named(n).question_words if w.lower() in low), default=10**6)
+                    for n in present}
+        num, den = sorted(present, key=first_at.get)[:2]
+        ratio = f"{num}_to_{den}"
+        line = (f'd["{ratio}"] = pd.to_numeric(d["{num}"], errors="coerce") / '
+                f'pd.to_numeric(d["{den}"], errors="coerce")')
+        return ratio, line
     for name in wanted:
         if name in cols:
             return name, None
@@ -75,8 +85,11 @@ def operation(question: str, metric_type: str) -> str:
         return "latest"
     if has(question, "最常见", "最多的", "出现最多", "most common", "most frequent") and metric_type in ("string", "list", "date"):
         return "most_frequent"
-    if has(question, "多少家", "几家", "数量", "how many", "number of companies"):
+    if has(question, "多少家", "几家", "how many", "number of companies"):
         return "count"
+    if has(question, "最高", "最多", "最大", "最快", "最低", "最少", "最小", "最慢", "前三", "前五", "前十",
+           "highest", "largest", "lowest", "smallest", "top "):
+        return "top_k"
     if has(question, "哪些", "列出", "which companies", "list the", "which firms"):
         return "list"
     if has(question, "平均", "average", "mean"):

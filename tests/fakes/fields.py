@@ -23,13 +23,14 @@ class FieldRule:
     question_words: tuple[str, ...]  # any of these in the question selects the field
     labels: tuple[str, ...] = ()  # how a filing labels it (defaults to the description)
     not_after: tuple[str, ...] = ()  # a label preceded by these is a sibling metric, not this one
+    hint: str = ""  # words that find the right page (a table heading), added to the sub-query
 
     def filing_labels(self) -> tuple[str, ...]:
         return self.labels or (self.description.rstrip("。."),)
 
 
-def _r(name, description, type_, unit, doctype, words, labels=(), not_after=()):
-    return FieldRule(name, description, type_, unit, doctype, tuple(words), tuple(labels), tuple(not_after))
+def _r(name, description, type_, unit, doctype, words, labels=(), not_after=(), hint=""):
+    return FieldRule(name, description, type_, unit, doctype, tuple(words), tuple(labels), tuple(not_after), hint)
 
 
 # Order matters: the first rules are the more specific ones ("operating profit" before "profit").
@@ -40,12 +41,13 @@ RULES: tuple[FieldRule, ...] = (
     _r("net_profit", "净利润。", "number", "CNY", ZH_ANNUAL, ["净利润"], not_after=["归属于母公司股东的", "扣除非经常性损益的"]),
     _r("accounting_firm_name", "会计师事务所名称。", "string", "none", ZH_ANNUAL, ["会计师事务所", "会计事务所"],
        ["会计师事务所名称", "境内会计师事务所", "会计师事务所"]),
-    _r("office_address", "办公地址。", "string", "none", ZH_ANNUAL, ["办公地址"]),
+    _r("office_address", "办公地址。", "string", "none", ZH_ANNUAL, ["办公地址"], not_after=["会计师事务所", "事务所"]),
     _r("female_executive_names", "女性高管姓名列表。", "list", "none", ZH_ANNUAL, ["女性高管姓名", "女性高管名单", "哪些女性高管"],
-       ["女性高管"]),
-    _r("female_executive_count", "女性高管人数。", "integer", "people", ZH_ANNUAL, ["女性高管"], ["女性高管人数", "女性高管"]),
+       ["女性高管"], hint="董事、监事和高级管理人员基本情况 姓名 职务 性别"),
+    _r("female_executive_count", "女性高管人数。", "integer", "people", ZH_ANNUAL, ["女性高管"], ["女性高管人数", "女性高管"],
+       hint="董事、监事和高级管理人员基本情况 姓名 职务 性别"),
     _r("largest_shareholder_holding_ratio", "第一大股东持股比例。", "percent", "percent", ZH_ANNUAL, ["第一大股东"],
-       ["第一大股东持股比例"]),
+       ["第一大股东持股比例", "持股比例(%)", "持股比例"], hint="前十名股东持股情况 股东名称 持股比例"),
     _r("assurance_org_name", "第三方审验机构名称。", "string", "none", ZH_ESG, ["审验机构", "鉴证机构"],
        ["审验机构", "鉴证机构"]),
     _r("big4_auditor_client", "是否为四大会计师事务所客户。", "boolean", "none", ZH_ESG, ["四大"],

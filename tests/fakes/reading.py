@@ -38,8 +38,11 @@ def _label_end(line: str, label: str, not_after: tuple[str, ...]) -> int:
 
 
 def _is_year(token: str, rest: str) -> bool:
+    """Years and date parts (2021年, 12月31日) are never the value asked for."""
     digits = token.strip("()-−")
-    return digits.isdigit() and 1990 <= int(digits) <= 2100 and (rest.lstrip().startswith(("年", "-", "/")) or len(digits) == 4)
+    if rest.lstrip().startswith(("年", "月", "日")):
+        return True
+    return digits.isdigit() and len(digits) == 4 and 1990 <= int(digits) <= 2100
 
 
 def _first_number(text: str) -> str | None:
@@ -91,19 +94,42 @@ def _unit_of(value: str, passage: str, rule_type: str) -> str | None:
     return None
 
 
+FEMALE_ROW = re.compile(r"([\u4e00-\u9fff·]{2,5})\s+\S+\s+女\s+\d{2}(?!\d)")
+
+
 def _female_executives(pages: list[tuple[int | None, str]]) -> tuple[list[str], int | None, str | None]:
-    """Names in rows that say 女 (an executives table with a gender column)."""
+    """Names in executive-table rows whose gender cell says 女 (rows may run together on one line)."""
     names: list[str] = []
     first_page = quote = None
     for page, text in pages:
-        for line in text.splitlines():
-            cells = line.split()
-            if "女" in cells and cells[0] != "女" and re.fullmatch(r"[\u4e00-\u9fff·]{2,4}", cells[0]):
-                if cells[0] not in names:
-                    names.append(cells[0])
-                    first_page = first_page or page
-                    quote = quote or line.strip()
+        for m in FEMALE_ROW.finditer(text):
+            name = m.group(1).lstrip("年月日")[-3:] if len(m.group(1).lstrip("年月日")) > 3 else m.group(1).lstrip("年月日")
+            if len(name) >= 2 and name not in names:
+                names.append(name)
+                first_page = first_page or page
+                quote = quote or m.group(0)
     return names, first_page, quote
+
+
+PRIOR = ("上年", "去年", "上一年度", "上年末", "prior year", "previous year")
+
+
+def _prior_before(line: str, start: int) -> bool:
+    """The label is about last year ("上年末，第一大股东……持股比例为19.24%"): a distractor."""
+    head = line[:start].lower()
+    return any(p in head for p in PRIOR)
+
+
+def _cut_prior(text: str) -> str:
+    """Keep what comes before a prior-year aside ("营业总成本1,393.28亿元，上年为1,441.65亿元")."""
+    low = text.lower()
+    cut = min([low.find(p) for p in PRIOR if p in low] or [len(text)])
+    return text[:cut]
+
+
+def _found(name: str, value: str, text: str, rule_type: str, line: str, page: int | None) -> dict[str, Any]:
+    return {"field": name, "disclosed": True, "value": value, "unit": _unit_of(value, text, rule_type),
+            "quote": line.strip()[:200], "page": page}
 
 
 def extract_field(spec: dict, passages: list[str]) -> dict[str, Any]:
@@ -120,19 +146,23 @@ def extract_field(spec: dict, passages: list[str]) -> dict[str, Any]:
             value = "、".join(names) if rule.type == "list" else str(len(names))
             return {"field": name, "disclosed": True, "value": value, "unit": None if rule.type == "list" else "人",
                     "quote": quote, "page": page}
+    column_reads = []  # (page, text, line, next line): label found, value perhaps on the next line
     for label in labels:
         for page, text in pages:
             lines = text.splitlines()
             for i, line in enumerate(lines):
                 end = _label_end(line, label, not_after)
-                if end < 0:
+                if end < 0 or _prior_before(line, end - len(label)):
                     continue
-                nxt = lines[i + 1] if i + 1 < len(lines) else ""
-                value = _value_from(rule_type, rule, line, line[end:], nxt)
-                if not value:
-                    continue
-                return {"field": name, "disclosed": True, "value": value, "unit": _unit_of(value, text, rule_type),
-                        "quote": line.strip()[:200], "page": page}
+                rest = _cut_prior(line[end:])
+                value = _value_from(rule_type, rule, line, rest, "")
+                if value:
+                    return _found(name, value, text, rule_type, line, page)
+                column_reads.append((page, text, line, lines[i + 1] if i + 1 < len(lines) else ""))
+    for page, text, line, nxt in column_reads:  # column-wise tables: the value sits under its label
+        value = _value_from(rule_type, rule, line, "", _cut_prior(nxt))
+        if value:
+            return _found(name, value, text, rule_type, nxt, page)
     return {"field": name, "disclosed": False, "value": None, "unit": None, "quote": None, "page": None}
 
 
