@@ -19,9 +19,11 @@ import pypdfium2.raw as pdfium_c
 log = logging.getLogger(__name__)
 
 # Bump when parsing output changes: the build cache then re-parses every document.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 # A page with at least this many drawn paths probably holds a ruled table: worth a pdfplumber pass.
 MIN_PATHS_FOR_TABLE = 4
+# Header/footer detection: the first/last N lines of a page, repeating on at least this share of pages.
+RUNNING_EDGE, RUNNING_SHARE = 2, 0.5
 # Runs whose boxes overlap vertically by more than this share of the smaller height sit on one line.
 SAME_LINE_TOLERANCE = 0.5
 
@@ -83,6 +85,7 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
     finally:
         plumber.close()
         pdf.close()
+    _drop_running_lines(pages)
     doc = ParsedDocument(pages=pages)
     if doc.text_pages == 0:
         if doc.scanned_pages:
@@ -99,6 +102,38 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
             f"{len(doc.scanned_pages)} scanned page(s) without text: {doc.scanned_pages[:10]}"
         )
     return doc
+
+
+def _running_key(line: str) -> str:
+    return re.sub(r"\d+", "#", line.strip())
+
+
+def _drop_running_lines(pages: list[Page]) -> None:
+    """Remove page headers and footers: edge lines that repeat (digits aside) on most pages.
+
+    They carry no facts, and in every chunk they would make each query term of the report title
+    ("社会责任", "Form 10-K") match everywhere.
+    """
+    texts = [p for p in pages if p.blocks]
+    if len(texts) < 3:
+        return
+    edges = []
+    for page in texts:
+        lines = [line for b in page.blocks if b.kind == "text" for line in b.lines]
+        edges.append({_running_key(x) for x in lines[:RUNNING_EDGE] + lines[-RUNNING_EDGE:]})
+    counts: dict[str, int] = {}
+    for keys in edges:
+        for key in keys:
+            counts[key] = counts.get(key, 0) + 1
+    running = {k for k, n in counts.items() if n >= max(3, RUNNING_SHARE * len(texts))}
+    if not running:
+        return
+    for page, keys in zip(texts, edges, strict=True):
+        drop = keys & running
+        for block in page.blocks:
+            if block.kind == "text":
+                block.lines = [x for x in block.lines if _running_key(x) not in drop]
+        page.blocks = [b for b in page.blocks if b.lines]
 
 
 def _load_error(path: Path, exc: pdfium.PdfiumError) -> ParseError:
