@@ -58,7 +58,11 @@ def _profile(p, f, prior, c, rng, year):
             ["公司聘请的会计师事务所名称", mark(f["auditor"], "value_accounting_firm_name")],
             ["会计师事务所办公地址", firm_address],
             ["签字会计师姓名", "、".join(x["name"] for x in f["executives"][-2:])]]
-    w.table(rows, [0.32, 0.68], align_right_from=9)
+    if rng.random() < 0.7:
+        w.table(rows, [0.32, 0.68], align_right_from=9)
+    else:  # some reports list the profile as "label：value" lines instead of a table
+        for label, value in rows[1:]:
+            w.paragraph([f"{label}：", value], indent=False)
     w.paragraph("二、主要会计数据和财务指标（单位：人民币百万元）", indent=False)
     m = 1e6
     rows = [["项目", f"{year}年", f"{year - 1}年", "本年比上年增减"],

@@ -32,3 +32,10 @@ def test_unwritable_out_exits_2(tmp_path, capsys):
     blocker.write_text("not a folder")
     assert main(["--out", str(blocker / "sub"), "--companies", "2", "--years", "2021", "--pages", "3", "-q"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_pages_knob_sets_the_length_of_every_document(tmp_path):
+    assert main(["--out", str(tmp_path / "p"), "--companies", "2", "--years", "2022", "--pages", "12", "-q"]) == 0
+    catalog = (tmp_path / "p" / "catalog.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(catalog) == 5  # one US report + four A-share documents
+    assert all('"pages": 12' in line for line in catalog)
