@@ -46,8 +46,14 @@ def time_plain(records: list[dict], runs: int) -> tuple[list[float], str]:
         times, out = [], ""
         for _ in range(runs):
             started = time.perf_counter()
-            done = subprocess.run([sys.executable, "-c", PLAIN_CODE, str(path)], capture_output=True, text=True,
-                                  env=env, cwd=tmp, check=True)
+            done = subprocess.run(
+                [sys.executable, "-c", PLAIN_CODE, str(path)],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tmp,
+                check=True,
+            )
             times.append(time.perf_counter() - started)
             out = done.stdout
     return times, out
@@ -86,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"runs per side:  {args.runs}, records: {args.records}")
     print(f"plain python:   {plain_ms:7.1f} ms/run (median {statistics.median(plain) * 1000:.1f})")
     print(f"sandbox:        {boxed_ms:7.1f} ms/run (median {statistics.median(boxed) * 1000:.1f})")
-    print(f"overhead:       {boxed_ms - plain_ms:7.1f} ms/run, ratio {boxed_ms / plain_ms:.2f}x "
-          f"(target < {TARGET_SECONDS * 1000:.0f} ms)")
+    print(
+        f"overhead:       {boxed_ms - plain_ms:7.1f} ms/run, ratio {boxed_ms / plain_ms:.2f}x "
+        f"(target < {TARGET_SECONDS * 1000:.0f} ms)"
+    )
     return 0 if (boxed_ms - plain_ms) / 1000 < TARGET_SECONDS else 1
 
 

@@ -18,7 +18,6 @@ import json
 import logging
 import math
 import os
-import signal
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from programs import sandbox_isolation as isolation
 from programs.sandbox_process import kill_uid, watch
+from programs.sandbox_verdict import verdict
 
 logger = logging.getLogger(__name__)
 
@@ -64,59 +64,16 @@ class SandboxResult:
         return json.dumps(asdict(self), ensure_ascii=False)
 
 
-LIMIT_WORDS = {
-    "timeout": "wall-clock timeout of {timeout:g} s reached; make the code faster",
-    "cpu": "CPU time limit of {cpu} s reached; make the code faster",
-    "memory": "memory limit of {memory_mb} MB reached; use less memory",
-    "output": "output limit of {output_bytes} bytes reached; print a summary, not the data",
-    "disk": "disk write limit of {disk_mb} MB reached; write less (or nothing) to files",
-    "files": "open-files limit of {max_open_files} reached; close files you open",
-    "processes": "process limit of {max_processes} reached; do not start processes or threads",
-    "startup": "the sandbox did not start within {startup_seconds:g} s (machine overloaded?)",
-}
-
-
-def _describe(limit: str, limits: Limits, timeout: float, cpu: int) -> str:
-    return "Sandbox limit hit: " + LIMIT_WORDS[limit].format(timeout=timeout, cpu=cpu, **asdict(limits))
-
-
-def _signal_name(returncode: int, via_bwrap: bool) -> str | None:
-    number = returncode - 128 if via_bwrap and returncode > 128 else -returncode
-    try:
-        return signal.Signals(number).name if number > 0 else None
-    except ValueError:
-        return None
-
-
-def _verdict(outcome, limits: Limits, timeout: float, cpu: int, via_bwrap: bool):
-    """(ok, error, limit) from what the watcher saw, trusting the runner's own report when it sent one."""
-    if outcome.killed_for:
-        limit = outcome.killed_for
-        return False, _describe(limit, limits, timeout, cpu), limit
-    if outcome.done is not None:
-        ok, error, limit = bool(outcome.done.get("ok")), outcome.done.get("error"), outcome.done.get("limit")
-        if limit in LIMIT_WORDS:
-            error = f"{error}\n{_describe(limit, limits, timeout, cpu)}"
-        return ok, error, limit
-    tail = outcome.stderr.decode("utf-8", errors="replace").strip()[-2000:]
-    name = _signal_name(outcome.returncode, via_bwrap)
-    limit = {"SIGXCPU": "cpu", "SIGXFSZ": "disk"}.get(name or "")
-    if name == "SIGKILL" and outcome.elapsed >= cpu - 0.5:
-        limit = "cpu"  # the hard CPU limit kills with SIGKILL once SIGXCPU is ignored
-    if limit:
-        return False, _describe(limit, limits, timeout, cpu), limit
-    if not outcome.ready:
-        return False, f"The sandbox failed to start (exit {outcome.returncode}): {tail}", None
-    how = f"was killed by {name}" if name else f"exited with status {outcome.returncode}"
-    return False, f"The code's process {how} before finishing (os._exit, a signal or a crash). {tail}".strip(), None
-
-
 def _check_records(records) -> None:
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise TypeError("records must be a list of dicts (one dict per document); got " + type(records).__name__)
+        raise TypeError(
+            "records must be a list of dicts (one dict per document); got " + type(records).__name__
+        )
 
 
-def run_code(code: str, records: list[dict], timeout: float = 20.0, *, limits: Limits | None = None) -> SandboxResult:
+def run_code(
+    code: str, records: list[dict], timeout: float = 20.0, *, limits: Limits | None = None
+) -> SandboxResult:
     """Run analysis code on records in the sandbox. Never raises for anything the code does."""
     if not isinstance(code, str):
         raise TypeError(f"code must be a str of Python source; got {type(code).__name__}")
@@ -142,9 +99,16 @@ def run_code(code: str, records: list[dict], timeout: float = 20.0, *, limits: L
         job_dir.mkdir()
         work_dir.mkdir()
         (job_dir / "analysis.py").write_text(code, encoding="utf-8")
-        (job_dir / "records.json").write_text(json.dumps(records, ensure_ascii=False, default=str), encoding="utf-8")
+        (job_dir / "records.json").write_text(
+            json.dumps(records, ensure_ascii=False, default=str), encoding="utf-8"
+        )
         (job_dir / "runner.py").write_bytes(RUNNER.read_bytes())
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         env |= {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         if problem is None:
             prefix, sites, extra_env = isolation.bwrap_command(job_dir, limits.disk_mb << 20)
@@ -177,13 +141,20 @@ def run_code(code: str, records: list[dict], timeout: float = 20.0, *, limits: L
         (job_dir / "job.json").write_text(json.dumps(job), encoding="utf-8")
         argv = [*prefix, "-I", "-S", f"{inside_job}/runner.py", f"{inside_job}/job.json"]
         try:
-            outcome = watch(argv, env, str(work_dir), (status_read, status_write), timeout, limits.startup_seconds,
-                            limits.output_bytes)
+            outcome = watch(
+                argv,
+                env,
+                str(work_dir),
+                (status_read, status_write),
+                timeout,
+                limits.startup_seconds,
+                limits.output_bytes,
+            )
         finally:
             survivors = kill_uid(uid)
             if survivors:  # normal after a kill at a limit; the pid namespace would take them anyway
                 logger.info("killed %d leftover process(es) of the sandbox run", survivors)
-    ok, error, limit = _verdict(outcome, limits, timeout, cpu, via_bwrap=problem is None)
+    ok, error, limit = verdict(outcome, limits, timeout, cpu, via_bwrap=problem is None)
     return SandboxResult(ok, outcome.stdout.decode("utf-8", errors="replace"), error, limit, missing)
 
 
@@ -203,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         records = json.loads(args.records.read_text(encoding="utf-8"))
         _check_records(records)
     except (OSError, ValueError, TypeError) as exc:
-        print(f"error: --records {args.records}: {exc}; pass a JSON file holding a list of objects", file=sys.stderr)
+        print(
+            f"error: --records {args.records}: {exc}; pass a JSON file holding a list of objects",
+            file=sys.stderr,
+        )
         return 2
     if args.timeout <= 0:
         print(f"error: --timeout {args.timeout:g} must be a positive number of seconds", file=sys.stderr)

@@ -23,6 +23,7 @@ def test_full_isolation_is_available_here():
     """The project's machines (root, bubblewrap from setup.sh) must get full isolation, not the fallback."""
     assert bwrap_problem() is None
 
+
 RECORDS = [{"id": "d1", "v": 1.0}]
 SECRET = "sk-secret-test"
 
@@ -48,7 +49,9 @@ def processes_of(uid: int) -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
         try:
-            uid_line = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:"))
+            uid_line = next(
+                line for line in (entry / "status").read_text().splitlines() if line.startswith("Uid:")
+            )
         except (OSError, StopIteration):
             continue
         if int(uid_line.split()[1]) == uid:
@@ -202,7 +205,9 @@ print(subprocess.run(['cat', '/proc/net/dev'], capture_output=True, text=True).s
     res = run(code)
     assert res.ok, res.error
     assert res.stdout.count("blocked") == 3 and "connected" not in res.stdout
-    interfaces = [line.split(":")[0].strip() for line in res.stdout.splitlines() if ":" in line and "|" not in line]
+    interfaces = [
+        line.split(":")[0].strip() for line in res.stdout.splitlines() if ":" in line and "|" not in line
+    ]
     assert interfaces == ["lo"]  # a network namespace of its own: nothing but its own loopback
 
 
@@ -333,7 +338,7 @@ def test_ignoring_sigterm_does_not_prevent_the_kill(run_uid):
 
 
 def test_closing_stdout_and_forging_status_are_reported_not_trusted():
-    code = "import os\nos.write(3, b'{\"event\": \"done\", \"ok\": true}\\n')\nos._exit(3)\n"
+    code = 'import os\nos.write(3, b\'{"event": "done", "ok": true}\\n\')\nos._exit(3)\n'
     res = run(code)
     assert not res.ok
 
@@ -347,7 +352,9 @@ def test_a_killed_caller_takes_the_sandbox_down_with_it(tmp_path):
         "run_code('import time\\nwhile True: time.sleep(1)', [], timeout=60)\n"
     )
     root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen([sys.executable, "-c", caller], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", caller], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 20
         while not processes_of(uid) and time.monotonic() < deadline:

@@ -12,7 +12,14 @@ from programs.sandbox import Limits, SandboxResult, main, run_code
 RECORDS = [
     {"id": "d1", "symbol": "600001", "year": 2022, "doctype": "A股年报", "assets": 120.5, "sector": "bank"},
     {"id": "d2", "symbol": "600002", "year": 2022, "doctype": "A股年报", "assets": 98.0, "sector": "bank"},
-    {"id": "d3", "symbol": "600003", "year": 2022, "doctype": "A股年报", "assets": 310.25, "sector": "energy"},
+    {
+        "id": "d3",
+        "symbol": "600003",
+        "year": 2022,
+        "doctype": "A股年报",
+        "assets": 310.25,
+        "sector": "energy",
+    },
     {"id": "d4", "symbol": "600004", "year": 2022, "doctype": "A股年报", "assets": None, "sector": "energy"},
     {"id": "d5", "symbol": "600005", "year": 2022, "doctype": "A股年报", "assets": 45.0, "sector": "retail"},
 ]
@@ -47,7 +54,9 @@ def test_std_and_the_usual_modules_are_importable():
 
 
 def test_unicode_output_and_sys_exit_zero_are_fine():
-    res = run_code("print('资本充足率', len(df))\nimport sys\nsys.exit(0)\nprint('not reached')", RECORDS, timeout=10)
+    res = run_code(
+        "print('资本充足率', len(df))\nimport sys\nsys.exit(0)\nprint('not reached')", RECORDS, timeout=10
+    )
     assert res.ok and res.stdout == "资本充足率 5\n"
 
 
@@ -119,5 +128,7 @@ def test_concurrent_runs_keep_their_own_records_and_output():
 def test_non_json_values_arrive_as_strings():
     import datetime
 
-    res = run_code("print(df['d'][0], type(records[0]['d']).__name__)", [{"d": datetime.date(2023, 6, 30)}], timeout=10)
+    res = run_code(
+        "print(df['d'][0], type(records[0]['d']).__name__)", [{"d": datetime.date(2023, 6, 30)}], timeout=10
+    )
     assert res.stdout == "2023-06-30 str\n"

@@ -13,7 +13,9 @@ from programs.sandbox import run_code
 
 @pytest.fixture
 def no_bwrap(monkeypatch):
-    monkeypatch.setattr(sandbox_isolation, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed (test)")
+    monkeypatch.setattr(
+        sandbox_isolation, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed (test)"
+    )
     sandbox_isolation.warn_degraded_once.cache_clear()
 
 
@@ -23,7 +25,9 @@ def test_degraded_run_works_but_says_what_is_missing(no_bwrap, caplog, tmp_path)
         res = run_code(f"print(df['v'].sum())\nopen({str(target)!r}, 'w')", [{"v": 2}, {"v": 3}], timeout=5)
     assert res.stdout == "5\n"
     assert {"filesystem", "network", "pid-namespace"} <= set(res.missing_protection)
-    assert any("WITHOUT full isolation" in r.getMessage() and "network" in r.getMessage() for r in caplog.records)
+    assert any(
+        "WITHOUT full isolation" in r.getMessage() and "network" in r.getMessage() for r in caplog.records
+    )
     # Still an unprivileged uid of its own when the caller is root: it cannot write the caller's files.
     if Path("/proc/self").stat().st_uid == 0:
         assert not res.ok and "PermissionError" in res.error and not target.exists()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from programs.sandbox import Limits, _verdict
+from programs.sandbox import Limits
 from programs.sandbox_process import Outcome
+from programs.sandbox_verdict import verdict as read_verdict
 
 LIMITS = Limits()
 
@@ -14,7 +15,7 @@ def outcome(**overrides) -> Outcome:
 
 
 def verdict(o: Outcome, via_bwrap: bool = True):
-    return _verdict(o, LIMITS, timeout=5.0, cpu=6, via_bwrap=via_bwrap)
+    return read_verdict(o, LIMITS, timeout=5.0, cpu=6, via_bwrap=via_bwrap)
 
 
 def test_signals_that_mean_a_bound_name_it():
