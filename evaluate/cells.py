@@ -22,7 +22,6 @@ FALSE_WORDS = {"false", "no", "n", "0", "否", "无", "没有", "未披露", "�
 STRING_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>.,，。、:：;；!！?？_\-/]|特殊普通合伙")
 LIST_SPLIT = re.compile(r"\s*(?:[、,，;；/\n]|\band\b|和|及|以及)\s*")
 RELATIVE_TOLERANCE = 0.005
-MAX_ROUNDING = 0.05
 DATE_VALUE = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{2}-\d{2}$")
 
 
@@ -65,8 +64,8 @@ def _gold_base(key: str, gold: float) -> float:
     return gold
 
 
-def _readings(key: str, got: Any) -> list[tuple[float, float]]:
-    """(base value, rounding allowance) readings of an extracted number."""
+def _readings(key: str, got: Any) -> list[float]:
+    """Base-unit readings of an extracted number (a bare number may be percent points or 万元)."""
     if isinstance(got, int | float) and not isinstance(got, bool):
         quantity = Quantity(float(got), abs(float(got)), "none", 0.0, 0, 0, str(got))
     else:
@@ -75,21 +74,21 @@ def _readings(key: str, got: Any) -> list[tuple[float, float]]:
         if not found:
             return []
         quantity = found[0]
-    value, ulp = quantity.value, quantity.half_ulp
-    readings = [(value, ulp)]
+    value = quantity.value
+    readings = [value]
     if quantity.kind == "none":
         if key.endswith("_pct") or "ratio" in key or "margin" in key:
-            readings.append((value / 100, ulp / 100))  # percent points written without "%"
+            readings.append(value / 100)  # percent points written without "%"
         if key.endswith("_10k_cny"):
-            readings.append((value * 1e4, ulp * 1e4))  # still in 万元, as the filing states it
+            readings.append(value * 1e4)  # still in 万元, as the filing states it
     return readings
 
 
 def same_number(key: str, gold: float, got: Any) -> bool:
     target = _gold_base(key, float(gold))
-    for value, ulp in _readings(key, got):
-        tolerance = max(RELATIVE_TOLERANCE * abs(target), min(ulp, MAX_ROUNDING * abs(target)), 1e-12)
-        if abs(value - target) <= tolerance:
+    for value in _readings(key, got):
+        # Filings state exact figures: only 0.5% slack (15.4% for 15.44), not coarse rounding (3.2e9 for 3.24e9).
+        if abs(value - target) <= max(RELATIVE_TOLERANCE * abs(target), 1e-12):
             return True
     return False
 

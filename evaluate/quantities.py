@@ -36,7 +36,7 @@ MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "
                "october", "november", "december"]  # fmt: skip
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([+-]?\d{1,3}))?")
 ZH_NUMERAL = re.compile(r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十]{1,3})(?=家|个|人|天|次|名|月)")
 DATE_FULL = re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})\s*日?(?!\d)")
 DATE_ZH_MD = re.compile(r"(?<![\d年-])(\d{1,2})月(\d{1,2})日")
@@ -142,8 +142,9 @@ def find_quantities(text: str, skip: list[tuple[int, int]] | None = None) -> lis
         if any(s < m.end() and m.start() < e for s, e in skip):
             continue
         digits, decimals = m.group(3), m.group(4) or ""
-        raw = float(digits.replace(",", "") + decimals)
-        places = len(decimals) - 1 if decimals else 0
+        exponent = int(m.group(5) or 0)  # 1.7269e+11, as pandas prints
+        raw = float(digits.replace(",", "") + decimals) * 10.0**exponent
+        places = (len(decimals) - 1 if decimals else 0) - exponent
         scale, kind, end = _unit_after(text, m.end())
         currency = m.group(2)
         if currency and kind in ("none", "scaled"):
