@@ -31,6 +31,8 @@ def only(text):
         ("19628079554股", 19628079554, "share"),
         ("in June", 6, "month"),
         ("比值为0.8566", 0.8566, "none"),
+        ("极差为1.7269e+11元", 1.7269e11, "money"),  # as pandas prints
+        ("$4.85B", 4.85e9, "money"),
     ],
 )
 def test_numbers_with_units(text, value, kind):
