@@ -4,7 +4,7 @@ import dspy
 
 
 class JudgeAnswer(dspy.Signature):
-    """Decide whether the model answer contains every key fact of the gold answer (entities, their order when ranked, numbers within rounding, in any unit)."""
+    """Decide whether the model answer contains every key fact of the gold answer (the companies named, their order when ranked, numbers within rounding in any unit, where 14.3% equals 0.143 and a gold A-share growth rate printed as -0.14% may mean -14%), ignoring extra explanation."""
 
     question: str = dspy.InputField()
     gold_answer: str = dspy.InputField()
