@@ -27,6 +27,8 @@ ZH_SCALES = [("万亿", 1e12), ("千亿", 1e11), ("百亿", 1e10), ("十亿", 1e
              ("百万", 1e6), ("十万", 1e5), ("万", 1e4), ("千", 1e3)]  # fmt: skip
 EN_SCALES = [(r"trillions?|tn", 1e12), (r"billions?|bn", 1e9), (r"millions?|mn|mm", 1e6),
              (r"thousands?|'000|\$000", 1e3)]  # fmt: skip
+SCALE_PATTERNS = [(re.compile(re.escape(w)), f) for w, f in ZH_SCALES] + [
+    (re.compile(rf"(?<![a-z])(?:{p})(?![a-z])", re.I), f) for p, f in EN_SCALES]  # fmt: skip
 SUFFIX_SCALES = {"k": 1e3, "m": 1e6, "b": 1e9}  # "$1.2B", "3.4M" written right after the number
 
 NUMBER = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+")
@@ -71,9 +73,12 @@ def is_not_disclosed(text: str | None) -> bool:
 
 def first_number(text: str) -> tuple[float, re.Match] | None:
     """The first number in text, signed: a leading minus or enclosing parentheses make it negative."""
-    match = NUMBER.search(text)
-    if not match:
+    matches = list(NUMBER.finditer(text))
+    if not matches:
         return None
+    # "2023年营业收入1.5亿元", "FY2023 revenue $3.2 billion": a year label is not the value.
+    values = [m for m in matches if not is_year_label(text, m)]
+    match = values[0] if values else matches[0]
     value = float(match.group().replace(",", ""))
     before = text[: match.start()].rstrip(" $¥￥€£RMBUSDCNY元")
     after = text[match.end():]
@@ -82,18 +87,24 @@ def first_number(text: str) -> tuple[float, re.Match] | None:
     return value, match
 
 
-def scale_of(text: str, after_number: str) -> tuple[float, str]:
-    """Multiplier stated in the value or its unit, and the word that set it."""
+def is_year_label(text: str, match: re.Match) -> bool:
+    if not re.fullmatch(r"(19|20)\d\d", match.group()):
+        return False
+    return bool(re.match(r"\s*(年|fiscal)", text[match.end():], re.I)
+                or re.search(r"(FY|fiscal year|year|财年)\s*$", text[: match.start()], re.I))
+
+
+def scale_of(after_number: str, unit: str) -> tuple[float, str]:
+    """Multiplier stated right after the number (the nearest scale word wins), else in the unit."""
     suffix = re.match(r"\s*([kmb])\b", after_number, re.I)
     if suffix:
         return SUFFIX_SCALES[suffix.group(1).lower()], suffix.group(1)
-    for word, factor in ZH_SCALES:
-        if word in text:
-            return factor, word
-    for pattern, factor in EN_SCALES:
-        found = re.search(rf"(?<![a-z]){pattern}(?![a-z])", text, re.I)
+    for text in (after_number, unit):
+        found = [(m.start(), -len(m.group()), factor, m.group()) for pattern, factor in SCALE_PATTERNS
+                 for m in pattern.finditer(text)]  # fmt: skip
         if found:
-            return factor, found.group()
+            _, _, factor, word = min(found)
+            return factor, word
     return 1.0, ""
 
 
@@ -107,7 +118,7 @@ def parse_amount(raw: str, unit: str | None, scaled: bool = True) -> Parsed:
     if found is None:
         return Parsed(False, reason=f"no number in {raw!r}")
     value, match = found
-    factor, word = scale_of(body[match.end():] + " " + unit_text, body[match.end():]) if scaled else (1.0, "")
+    factor, word = scale_of(body[match.end():], unit_text) if scaled else (1.0, "")
     value *= factor
     if per_ten:
         value /= 10

@@ -104,3 +104,16 @@ def test_integers_and_shares_and_people():
 def test_strings_are_cleaned_and_numbers_missing_go_to_the_lm():
     assert parse_value("  上海市  浦东新区 ", None, spec("string", "none")).value == "上海市 浦东新区"
     assert not parse_value("about fifteen", None, spec()).ok
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("2023年营业收入为1.5亿元", 1.5e8), ("FY2023 revenue of $3.2 billion", 3.2e9), ("2023年", 2023.0),
+    ("fiscal year 2022: 1,234", 1234.0),
+])  # fmt: skip
+def test_year_labels_are_not_the_value(raw, expected):
+    assert parse_value(raw, None, spec()).value == pytest.approx(expected)
+
+
+def test_the_scale_nearest_the_number_wins():
+    assert parse_value("3,239,006 万元，同比增加5亿元", None, spec()).value == pytest.approx(32_390_060_000.0)
+    assert parse_value("1,234 (in thousands), up 2 million", None, spec()).value == pytest.approx(1_234_000.0)
