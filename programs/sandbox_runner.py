@@ -156,7 +156,8 @@ def main() -> int:
     if job.get("uid") is not None and os.getuid() == 0:
         _drop_privileges(job["uid"])
     os.chdir(job["workdir"])
-    sys.stdout.reconfigure(encoding="utf-8", errors="replace")
+    # Line-buffered: what the code printed before a timeout kill still reaches the host.
+    sys.stdout.reconfigure(encoding="utf-8", errors="replace", line_buffering=True)
     _status(status_fd, event="ready")
     ok, error, limit = _run(code, namespace)
     try:
