@@ -142,3 +142,11 @@ def test_range_std_count_change_and_gap_answers_follow_from_the_values(dataset):
                 assert "没有" in answer
             seen.add("improvement")
     assert seen == {"range", "std", "std_en", "change", "count", "gap", "ties", "outliers", "improvement"}
+
+
+def test_companies_and_tickers_are_unique_and_well_formed(catalog):
+    pairs = {(d["symbol"], d["company"]) for d in catalog}
+    assert len({s for s, _ in pairs}) == len({c for _, c in pairs}) == len(pairs)
+    for d in catalog:
+        pattern = r"[A-Z]{2,4}" if d["doctype"] == "US Stock Annual Report" else r"(60[013]|00[012])\d{3}"
+        assert re.fullmatch(pattern, d["symbol"]), d
