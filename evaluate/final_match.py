@@ -23,6 +23,8 @@ NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
 ORDINAL_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#)\s*$", re.I)  # 提前13天 is a number of days
 FIRM = re.compile(r"[\u4e00-\u9fff]{2,24}?(?:会计师事务所|认证服务有限公司|有限责任公司|有限公司)")
 FIRM_LEAD = re.compile(r".*[为是从到由的：:，,、；;]")
+# "宋萍、卞丹娟、范新凤" or "环境保护、股东权益保护、职工权益保护": names or items a text question asks for
+CJK_LIST = re.compile(r"[\u4e00-\u9fff]{2,8}(?:\s*[、,]\s*[\u4e00-\u9fff]{2,8}){2,}")
 QUOTED = re.compile(r"[“\"「『]([^”\"」』]{1,60})[”\"」』]")
 ITEM_SPLIT = re.compile(r"[、,，;；/]|和|及|与|\band\b")
 TEXT_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>]|特殊普通合伙")
@@ -88,6 +90,9 @@ def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterabl
             strings.append(name)
     for m in QUOTED.finditer(text):
         strings += [normalize_text(item) for item in ITEM_SPLIT.split(m.group(1)) if normalize_text(item)]
+    if traits.asks_text:
+        for m in CJK_LIST.finditer(text):
+            strings += [normalize_text(item) for item in re.split(r"\s*[、,]\s*", m.group()) if normalize_text(item)]
     return GoldFacts(
         entities=entities,
         quantities=quantities,

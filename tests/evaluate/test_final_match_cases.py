@@ -199,3 +199,17 @@ def test_count_question_answered_by_a_list_is_left_to_the_judge():
     question = "在你的知识库中2021年有多少家公司的ESG报告披露了环境信息？"
     check(question, "共有3家公司披露了环境信息", "披露的公司为：600000、600015、600016", ["600000", "600015", "600016"], "undecided")
     check(question, "共有3家公司披露了环境信息", "披露的公司为：600000、600015", ["600000", "600015"], False)
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("601577：向虹、李孟、杜红艳；002807：宋萍、卞丹娟、龚秀芬", True),  # names in any order
+        ("601577：向虹、李孟；002807：宋萍、卞丹娟、龚秀芬", "undecided"),  # a name missing: maybe spelled otherwise
+        ("002807：宋萍、卞丹娟、龚秀芬", False),  # a company missing
+    ],
+)
+def test_names_asked_for_are_checked_as_text(answer, expected):
+    question = "针对中国A股市场，2021年你的知识库中女性高管最多的两家公司的股票代码和这些公司的所有女性高管名字是？"
+    gold = "股票代码601577，女性高管有：李孟, 杜红艳, 向虹；股票代码002807，女性高管有：宋萍, 卞丹娟, 龚秀芬。"
+    check(question, gold, answer, ["601577", "002807", "600000"], expected)
