@@ -42,7 +42,7 @@ def test_gold_matches_itself_wherever_decided(name):
         else:
             assert result.correct is None
     share = decided / len(items)
-    # Measured 164/166 (simple) and 151/166 (complex); the rest ask for names or addresses.
+    # Measured 164/166 (simple) and 159/166 (complex); the rest ask for addresses or methods.
     assert share >= 0.85, f"{name}: the matcher decides only {share:.0%} of the self-matches"
 
 
