@@ -142,7 +142,11 @@ def score_items(
     for p in predictions:
         extra = p.get("facts", p.get("records"))
         if extra is not None:
-            facts_by_question[p["question_id"]] = _as_facts(extra, f"prediction {p['question_id']}")
+            try:
+                facts_by_question[p["question_id"]] = _as_facts(extra, f"prediction {p['question_id']}")
+            except InputError as e:  # one malformed record list never sinks the scoring of the rest
+                logger.warning("%s; its process accuracy counts every cell wrong", e)
+                facts_by_question[p["question_id"]] = {}
     report = ScoreReport(dataset_hash=dataset_hash(items))
     processes = []
     latest = {p["question_id"]: p for p in predictions}  # a repeated id: the last answer counts

@@ -151,3 +151,16 @@ def test_judge_without_model_config_is_a_clear_error(files, capsys, monkeypatch)
 def test_build_judge_lm_uses_settings_at_temperature_zero():
     lm = score.build_judge_lm("openai/judge-model")
     assert lm.model == "openai/judge-model" and lm.kwargs["temperature"] == 0.0
+
+
+def test_malformed_records_of_one_question_do_not_sink_the_run(files):
+    from evaluate.dataset import load_dataset
+
+    items = load_dataset(files[0])
+    predictions = [
+        {"question_id": "q_top", "model_answer": "601398、002142、601166", "records": ["not a record"]},
+        {"question_id": "q_wrong", "model_answer": "601398、601939、601288", "records": [{"id": "e1"}]},
+    ]
+    report = score.score_items(items, predictions).as_dict()
+    assert report["correct"] == 2 and report["process_micro"]["cell"] == 0.0
+    assert [q["full"] for q in report["per_question"]] == [False, False]
