@@ -87,10 +87,26 @@ def meeting_questions(groups: dict, years: list[int]) -> list[dict]:
     docs = groups.get((MEETING, y), [])
     if len(docs) < 2:
         return []
-    return [_top(docs, y, RATIO, "出席股份比例", "%", "年度股东大会", "年度股东大会"),
-            _top(docs, y, PEOPLE, "出席股东及股东代表人数", "人", "年度股东大会", "年度股东大会"),
-            _extra_line(docs, y), _mode(docs, y, METHODS, "召开方式组合"), _mode(docs, y, VOTING, "一种或多种表决方式组合"),
-            _busiest_month(docs, y)]
+    out = [_top(docs, y, RATIO, "出席股份比例", "%", "年度股东大会", "年度股东大会"),
+           _top(docs, y, PEOPLE, "出席股东及股东代表人数", "人", "年度股东大会", "年度股东大会"),
+           _extra_line(docs, y), _mode(docs, y, METHODS, "召开方式组合"), _mode(docs, y, VOTING, "一种或多种表决方式组合"),
+           _busiest_month(docs, y)]
+    if len(years) >= 2:
+        later = by_symbol(groups.get((MEETING, years[1]), []))
+        pairs = [(d, later[d.symbol]) for d in docs if d.symbol in later]
+        if len(pairs) >= 2:
+            out.append(_more_extraordinary(pairs, y, years[1]))
+    return out
+
+
+def _more_extraordinary(pairs, y1: int, y2: int) -> dict:
+    hits = [a.symbol for a, b in pairs if b.gold[EXTRA] > a.gold[EXTRA]]
+    sa = [f"证券代码{a.symbol}在{y1}年召开临时股东大会{a.gold[EXTRA]}次，{y2}年召开{b.gold[EXTRA]}次" for a, b in pairs]
+    final = (f"根据{y1}-{y2}年临时股东大会数据，{y2}年召开次数多于{y1}年的公司共有{len(hits)}家" +
+             (f"：{zh_list(hits)}" if hits else ""))
+    docs = [d for pair in pairs for d in pair]
+    return item(f"{ZH_PREFIX}在你的知识库中，{y2}年召开临时股东大会的次数比{y1}年多的公司有多少家？分别是哪些？",
+                docs, [EXTRA], sa, final)
 
 
 def _extra_line(docs: list[Doc], y: int) -> dict:

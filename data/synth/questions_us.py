@@ -8,7 +8,6 @@ from .qkit import EN_K, EN_PREFIX, Doc, by_symbol, en_list, growth, item, pstdev
 # Asked as top-3 questions (the corpus still records every field in truth.jsonl).
 METRICS = {
     "value_total_assets_usd": "total assets",
-    "value_net_profit_usd": "net profit",
 }
 RATIOS = {
     "value_debt_to_assets_ratio": "debt-to-assets ratio",

@@ -123,6 +123,12 @@ def test_range_std_count_change_and_gap_answers_follow_from_the_values(dataset):
             line = sorted(counts.values(), reverse=True)[min(3, len(counts)) - 1]
             assert sorted(_symbols_in(answer)) == sorted(s for s, c in counts.items() if c >= line)
             seen.add("ties")
+        elif "比" in question and "临时股东大会的次数" in question:
+            first, last = sorted({r["year"] for r in rows})
+            n = {(r["symbol"], r["year"]): r["value_extraordinary_shareholder_meeting_count"] for r in rows}
+            more = sorted(s for s, y in n if y == first and n[(s, last)] > n[(s, first)])
+            assert f"共有{len(more)}家" in answer and sorted(_symbols_in(answer)) == more
+            seen.add("more_meetings")
         elif "平均值2倍" in question:
             values = {r["symbol"]: r["value_total_operating_cost_cny"] for r in rows}
             mean = sum(values.values()) / len(values)
@@ -141,7 +147,8 @@ def test_range_std_count_change_and_gap_answers_follow_from_the_values(dataset):
             else:
                 assert "没有" in answer
             seen.add("improvement")
-    assert seen == {"range", "std", "std_en", "change", "count", "gap", "ties", "outliers", "improvement"}
+    assert seen == {"range", "std", "std_en", "change", "count", "gap", "ties", "outliers", "improvement",
+                    "more_meetings"}
 
 
 def test_companies_and_tickers_are_unique_and_well_formed(catalog):
