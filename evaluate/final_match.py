@@ -14,23 +14,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from evaluate.entities import enumerations, find_mentions, ordered_symbols, owner_at
-from evaluate.quantities import DateMention, Quantity, find_dates, find_quantities, fold
+from evaluate.gold_facts import GoldFacts, normalize_text, read_gold
+from evaluate.quantities import Quantity, find_dates, find_quantities, fold
 from evaluate.question_traits import QuestionTraits, read_question
+
+__all__ = ["GoldFacts", "MatchResult", "final_match", "read_gold"]
 
 REFUSAL = re.compile(r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I)
 NO_COMPANY = re.compile(r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I)
 NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
-ORDINAL_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#)\s*$", re.I)  # 提前13天 is a number of days
-FIRM = re.compile(r"[\u4e00-\u9fff]{2,24}?(?:会计师事务所|认证服务有限公司|有限责任公司|有限公司)")
-FIRM_LEAD = re.compile(r".*[为是从到由的：:，,、；;]")
-# "宋萍、卞丹娟、范新凤" or "环境保护、股东权益保护、职工权益保护": names or items a text question asks for
-CJK_LIST = re.compile(r"[\u4e00-\u9fff]{2,8}(?:\s*[、,]\s*[\u4e00-\u9fff]{2,8}){2,}")
-QUOTED = re.compile(r"[“\"「『]([^”\"」』]{1,60})[”\"」』]")
-ITEM_SPLIT = re.compile(r"[、,，;；/]|和|及|与|\band\b")
-TEXT_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>]|特殊普通合伙")
 UNSTATED_SCALES = (1e3, 1e4, 1e6, 1e8, 1e9)
 DISCRETE = {"count", "day", "person", "share", "month"}
-YEAR_MIN, YEAR_MAX = 1990, 2100
 RELATIVE_TOLERANCE = 0.005  # numbers recomputed from slightly different inputs
 MAX_ROUNDING = 0.05  # an answer rounded to fewer digits may be off by half its last digit, up to 5%
 
@@ -52,53 +46,6 @@ class MatchResult:
     @classmethod
     def undecided(cls, reason: str) -> MatchResult:
         return cls(False, None, reason)
-
-
-@dataclass(frozen=True)
-class GoldFacts:
-    entities: list[str]  # in order of first mention
-    quantities: list[tuple[Quantity, str | None]]  # number and the company it belongs to
-    dates: list[tuple[DateMention, str | None]]
-    strings: list[str]  # firm names and quoted items, normalized
-
-
-def normalize_text(text: str) -> str:
-    return TEXT_NOISE.sub("", fold(text)).lower()
-
-
-def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterable[str] | None) -> GoldFacts:
-    text = fold(gold)
-    mentions = find_mentions(text, symbols)
-    asked_about = set(ordered_symbols(find_mentions(fold(question), symbols)))
-    entities = [s for s in ordered_symbols(mentions) if s not in asked_about]
-    keep = set(entities)
-    dates = find_dates(text)
-    taken = [(m.start, m.end) for m in mentions] + [(d.start, d.end) for d in dates]
-    quantities = []
-    for q in find_quantities(text, taken):
-        is_year = q.kind == "year" or (q.kind == "none" and q.raw.is_integer() and YEAR_MIN <= q.raw <= YEAR_MAX)
-        ordinal = bool(ORDINAL_BEFORE.search(text[max(0, q.start - 5) : q.start])) or text[q.end : q.end + 1] in ("名", "档", "位")
-        restates_count = q.kind == "count" and entities and q.raw == len(entities)
-        # the question's own numbers (权重40%, 超过7天) restated in the gold are not findings
-        if is_year or ordinal or restates_count or (q.raw, q.kind) in traits.numbers:
-            continue
-        quantities.append((q, owner_at(q.start, mentions, keep)))
-    strings = []
-    for m in FIRM.finditer(text):
-        name = normalize_text(FIRM_LEAD.sub("", m.group()))
-        if len(name) >= 4:
-            strings.append(name)
-    for m in QUOTED.finditer(text):
-        strings += [normalize_text(item) for item in ITEM_SPLIT.split(m.group(1)) if normalize_text(item)]
-    if traits.asks_text:
-        for m in CJK_LIST.finditer(text):
-            strings += [normalize_text(item) for item in re.split(r"\s*[、,]\s*", m.group()) if normalize_text(item)]
-    return GoldFacts(
-        entities=entities,
-        quantities=quantities,
-        dates=[(d, owner_at(d.start, mentions, keep)) for d in dates],
-        strings=list(dict.fromkeys(strings)),
-    )
 
 
 def _compatible(gold_kind: str, answer_kind: str) -> bool:
