@@ -41,6 +41,8 @@ def parse_args(argv):
     p.add_argument("--lm", help="model id (COLLATE_LM), e.g. openai/gpt-4.1-mini")
     p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
     p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    for stage in ("planner", "extractor", "normalizer", "coder", "answer"):
+        p.add_argument(f"--lm-{stage}", help=f"model for the {stage} stage (COLLATE_LM_{stage.upper()})")
     p.add_argument("--concurrency", type=int, help="documents extracted at once (COLLATE_CONCURRENCY, default 8)")
     p.add_argument("--k", type=int, help="passages per field per document (COLLATE_K, default 5)")
     p.add_argument("--fact-store", help="SQLite fact store (COLLATE_FACT_STORE; default <index>/facts.sqlite)")
@@ -134,7 +136,9 @@ def main(argv=None) -> int:
         if not question:
             raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
         overrides = {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key, "k": args.k,
-                     "concurrency": args.concurrency, "fact_store": args.fact_store}  # fmt: skip
+                     "concurrency": args.concurrency, "fact_store": args.fact_store,
+                     **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ("planner", "extractor", "normalizer", "coder",
+                                                                     "answer")}}  # fmt: skip
         settings = Settings.from_env(overrides)
         if not settings.fact_store:  # facts live next to the index unless told otherwise
             settings = settings.replace(fact_store=str(Path(args.index) / "facts.sqlite"))
@@ -165,7 +169,8 @@ def main(argv=None) -> int:
         print(pred.answer)
         for m in pred.missing:
             print(f"missing: {m.doc_id} ({m.stage}): {m.reason}", file=sys.stderr)
-    return 0
+    planned = getattr(program, "planner", None) is None or pred.plan is not None
+    return 0 if planned else 1  # no plan: nothing was read, the answer only says why
 
 
 if __name__ == "__main__":

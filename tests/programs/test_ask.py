@@ -77,3 +77,19 @@ def test_flat_rag_baseline_from_the_cli(cli, tmp_path, capsys):
     code = ask.main(["--index", str(tmp_path), "--baseline", "flat-meta", "--json", "--no-progress", "q"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["answer"] == "基线答案" and out["records"] == [] and out["citations"]
+
+
+def test_per_stage_model_flags_reach_the_settings(cli, tmp_path, monkeypatch):
+    seen = {}
+    monkeypatch.setattr(ask, "configure", lambda settings, program: seen.update(settings.as_params()))
+    monkeypatch.setattr(ask, "build", lambda args, settings, store: (lambda **kw: (_ for _ in ()).throw(ValueError("stop"))))
+    ask.main(["--index", str(tmp_path), "--lm-extractor", "openai/small", "--no-progress", "q"])
+    assert seen["lm_extractor"] == "openai/small" and seen["lm"] == "dummy/test"
+
+
+def test_a_run_whose_planning_failed_exits_1_with_the_reason(cli, tmp_path, capsys):
+    cli.answers = {"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}}
+    code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "q"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["answer"].startswith("No answer: planning failed")
+    assert {m["doc_id"] for m in out["missing"]} == {"doc-a", "doc-b", "doc-c", "doc-esg"}
