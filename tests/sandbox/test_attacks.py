@@ -337,10 +337,15 @@ def test_ignoring_sigterm_does_not_prevent_the_kill(run_uid):
     assert processes_of(run_uid) == []
 
 
-def test_closing_stdout_and_forging_status_are_reported_not_trusted():
-    code = 'import os\nos.write(3, b\'{"event": "done", "ok": true}\\n\')\nos._exit(3)\n'
+def test_a_forged_success_status_followed_by_a_crash_is_not_trusted():
+    code = """
+import json, os
+fd = json.load(open('/sandbox/input/job.json'))['status_fd']
+os.write(fd, b'{"event": "done", "ok": true, "error": null, "limit": null}\\n')
+os._exit(3)
+"""
     res = run(code)
-    assert not res.ok
+    assert not res.ok and "exited with status 3" in res.error
 
 
 def test_a_killed_caller_takes_the_sandbox_down_with_it(tmp_path):
