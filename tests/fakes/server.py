@@ -196,6 +196,17 @@ class FakeLMServer:
             best = max(best, now)
         return best
 
+    def busy_seconds(self) -> float:
+        """Wall time during which at least one call was in flight (the union of call intervals)."""
+        with self._lock:
+            spans = sorted((r.started, r.ended) for r in self.records if r.ended)
+        total, edge = 0.0, float("-inf")
+        for start, end in spans:
+            if end > edge:
+                total += end - max(start, edge)
+                edge = end
+        return total
+
     def reset_counts(self) -> None:
         with self._lock:
             self.records.clear()

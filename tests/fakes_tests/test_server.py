@@ -98,6 +98,7 @@ def test_latency_applies_per_call_and_calls_run_concurrently():
         assert sorted(results) == [f"echo: q{i}" for i in range(4)]
         assert 0.3 <= elapsed < 1.0  # four 0.3 s calls one after another would take 1.2 s
         assert server.max_concurrency() >= 2
+        assert 0.3 <= server.busy_seconds() <= elapsed  # overlapping calls count once
 
 
 def test_models_listing_and_minimal_streaming():
