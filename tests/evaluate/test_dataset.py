@@ -113,3 +113,9 @@ def test_real_mudabench_duplicates_merge_and_split():
     parts = split(items, seed=0)
     for part in (parts.train, parts.dev, parts.test):
         assert {it.doctype for it in part} == {it.doctype for it in items}  # all five doctypes everywhere
+
+
+def test_evaluate_is_this_repository_not_the_pypi_package():
+    import evaluate
+
+    assert Path(evaluate.__file__).resolve().parent == Path(__file__).resolve().parents[2] / "evaluate"
