@@ -169,8 +169,7 @@ def main(argv=None) -> int:
         print(pred.answer)
         for m in pred.missing:
             print(f"missing: {m.doc_id} ({m.stage}): {m.reason}", file=sys.stderr)
-    planned = getattr(program, "planner", None) is None or pred.plan is not None
-    return 0 if planned else 1  # no plan: nothing was read, the answer only says why
+    return 0  # a run that could not plan still ends here: its answer and `missing` say why
 
 
 if __name__ == "__main__":

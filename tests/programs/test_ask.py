@@ -87,9 +87,9 @@ def test_per_stage_model_flags_reach_the_settings(cli, tmp_path, monkeypatch):
     assert seen["lm_extractor"] == "openai/small" and seen["lm"] == "dummy/test"
 
 
-def test_a_run_whose_planning_failed_exits_1_with_the_reason(cli, tmp_path, capsys):
+def test_a_run_whose_planning_failed_says_why_and_lists_every_document(cli, tmp_path, capsys):
     cli.answers = {"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}}
     code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "q"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 1 and out["answer"].startswith("No answer: planning failed")
+    assert code == 0 and out["answer"].startswith("No answer: planning failed")
     assert {m["doc_id"] for m in out["missing"]} == {"doc-a", "doc-b", "doc-c", "doc-esg"}
