@@ -151,3 +151,19 @@ def test_brain_engine_answers_predictors_sync_and_async():
         document="600000 2022 A股年报", questions=["资本充足率？"], field_specs=[spec], passages=["[page 3] 资本充足率 13.5%"]))
     assert extracted["values"][0].value == "13.5%" and extracted["values"][0].page == 3
     assert dspy.settings.lm.history[-1]["usage"]["total_tokens"] > 0
+
+
+def test_extract_skips_prior_year_asides_and_reads_table_rows():
+    holder = {"name": "largest_shareholder_holding_ratio", "description": "第一大股东持股比例。", "type": "percent", "unit": "percent"}
+    passages = ["[page 7] 上年末，第一大股东某某公司持股比例为19.24%。",
+                "[page 7] 前十名股东持股情况如下：股东名称 持股比例(%) 持股总数(股)\n某某投资有限公司 17.89 3,182,631,000"]
+    assert extract_field(holder, passages)["value"] == "17.89"
+    cost = extract_field(COST, ["[page 3] 营业总成本1,393.28亿元，上年为1,441.65亿元；"])
+    assert (cost["value"], cost["unit"]) == ("1,393.28亿元", "亿元")
+
+
+def test_extract_counts_female_executives_in_run_together_table_rows():
+    count = {"name": "female_executive_count", "description": "女性高管人数。", "type": "integer", "unit": "people"}
+    row = "姓名 职务 性别 年龄 任期起始日期孔帆林 董事长 男 46 2016年4月萧艳燕 副行长 女 61 2017年11月马丽 非执行董事 女 58 2017年10月"
+    value = extract_field(count, [f"[page 5] {row}"])
+    assert (value["value"], value["page"]) == ("2", 5)
