@@ -198,7 +198,10 @@ def parse_args(argv):
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+    except SystemExit as exc:  # argparse already printed its one-line reason (or --help)
+        return int(exc.code or 0)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
     variant = variant_name(args.program)

@@ -12,8 +12,10 @@ from tests.fakes.server import FakeLMServer
 @pytest.fixture(scope="session")
 def small_corpus(tmp_path_factory):
     """(corpus dir, index dir): 3 companies, 2 fiscal years, 5-page filings (~10 s to build)."""
-    return build_corpus(tmp_path_factory.mktemp("evalrun"), "--companies", "3", "--years", "2021", "2022",
-                        "--pages", "5", "--seed", "3")
+    # A fixed folder under the session's temp root: tests/optimize asks for the same corpus and reuses it.
+    folder = tmp_path_factory.getbasetemp() / "small_corpus"
+    folder.mkdir(exist_ok=True)
+    return build_corpus(folder, "--companies", "3", "--years", "2021", "2022", "--pages", "5", "--seed", "3")
 
 
 @pytest.fixture

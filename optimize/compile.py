@@ -1,0 +1,263 @@
+"""Tune the program with a DSPy optimizer and save it as compiled.json (+ compiled.meta.json).
+
+    python -m optimize.compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
+                               --out compiled.json [--stage program|extractor] [--max-calls N] [--seed S]
+
+The dataset is split (seeded, stratified by doctype): the optimizer trains on `train` and, where it
+takes one, validates on `dev`; keep `test` for `python -m evaluate.run --split test`. `--stage
+extractor` tunes only the per-document extractor against gold cells (cheap); the saved file is
+always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps LM calls: once
+spent, further calls are refused, the optimizer winds down and whatever it has is saved and marked.
+The compile is one MLflow run; autolog adds the optimizer's evaluations as child runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dspy
+
+from evaluate import tracking
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split
+from optimize.budget import BudgetExhausted, CallBudget, enforce
+from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
+from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with
+from programs.settings import NoLMConfigured, Settings, configure
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+DEFAULT_THRESHOLD = {"program": 0.75, "extractor": 1.0}  # bootstrap keeps a trace as a demo at or above this
+
+
+class BadInput(ValueError):
+    """A user error: one line on stderr naming the fix, exit 2."""
+
+
+@dataclass
+class CompileJob:
+    optimizer: str
+    stage: str = "program"
+    seed: int = 0
+    max_calls: int | None = None
+    threads: int = 2
+    max_demos: int = 4
+    threshold: float | None = None
+    final_weight: float = 0.5
+    limit: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class CompileResult:
+    program: dspy.Module
+    meta: dict
+    run_id: str
+
+
+def analyst_without_fact_reuse(settings: Settings, store):
+    """The Analyst with no fact store: every candidate must really extract, or optimizing it is moot."""
+    from programs.analyst import Analyst, Resources
+
+    return Analyst(Resources(store, None, settings))
+
+
+def training_sets(items: list[DatasetItem], job: CompileJob) -> tuple[list, list, object]:
+    """(trainset, valset, metric) for the stage, from the seeded split's train and dev parts."""
+    parts = split(items, seed=job.seed)
+    train, dev = parts.train, parts.dev
+    if not train:  # tiny datasets: everything trains, nothing validates
+        train, dev = items, []
+    if job.stage == "extractor":
+        trainset, valset, metric = extractor_examples(train), extractor_examples(dev), CellMetric()
+    else:
+        trainset, valset, metric = program_examples(train), program_examples(dev), ProgramMetric(items, job.final_weight)
+    if job.limit is not None:
+        trainset, valset = trainset[: job.limit], valset[: job.limit]
+    return trainset, valset, metric
+
+
+def evaluate_on(student, examples: list, metric, threads: int) -> float | None:
+    """Mean metric over `examples` (None when there are none); failures count 0."""
+    if not examples:
+        return None
+    evaluator = dspy.Evaluate(devset=examples, metric=metric, num_threads=threads, display_progress=False,
+                              max_errors=len(examples) + 1)  # fmt: skip
+    result = evaluator(student)
+    return round(float(result.score) / 100.0, 4)
+
+
+def run_compile(program, items: list[DatasetItem], settings: Settings, job: CompileJob, out: Path,
+                autolog: bool = True, params: dict | None = None) -> CompileResult:  # fmt: skip
+    """Compile, save out + sidecar, and log it all as one MLflow run.
+
+    `program` is an Analyst (see analyst_without_fact_reuse) whose LMs are already configured; GEPA
+    reflects with the configured default LM.
+    """
+    student = ExtractorStage(program.extractor) if job.stage == "extractor" else program
+    trainset, valset, metric = training_sets(items, job)
+    if not trainset:
+        raise BadInput("no training examples: the dataset's train split has no metadata rows / questions")
+    threshold = DEFAULT_THRESHOLD[job.stage] if job.threshold is None else job.threshold
+    reflection_lm = dspy.settings.lm if job.optimizer == "gepa" else None
+    options = OptimizerOptions(seed=job.seed, num_threads=job.threads, max_demos=job.max_demos, max_labeled_demos=0,
+                               reflection_lm=reflection_lm, extra=optimizer_extra(job, threshold))  # fmt: skip
+    budget = CallBudget(job.max_calls)
+    all_params = {**settings.as_params(), "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
+                  "max_calls": job.max_calls or "", "threads": job.threads, "max_demos": job.max_demos,
+                  "threshold": threshold, "final_weight": job.final_weight, "train_examples": len(trainset),
+                  "val_examples": len(valset), "dataset_hash": dataset_hash(items), **(params or {})}  # fmt: skip
+    started = time.perf_counter()
+    with tracking.start_run(f"compile {job.optimizer} ({job.stage})", params=all_params,
+                            tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage}) as run:
+        with tracking.dspy_autolog(autolog), enforce(budget):
+            stopped = None
+            try:
+                compiled = compile_with(job.optimizer, metric, student, trainset, valset or None, options)
+            except BudgetExhausted as exc:
+                stopped, compiled = f"budget: {exc}", student
+            except Exception:
+                if not budget.exhausted:
+                    raise
+                stopped, compiled = "budget reached; the optimizer gave up", student
+            if stopped is None and budget.refused:
+                stopped = f"budget of {budget.max_calls} LM calls reached; {budget.refused} calls refused"
+            if stopped:
+                logger.warning("compile stopped early (%s): saving the program as it stands", stopped)
+            dev_score = None if budget.exhausted else evaluate_on(compiled, valset, metric, job.threads)
+        whole = merge_into_analyst(program, compiled, job.stage)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        whole.save(str(out))
+        meta = {
+            "format_version": FORMAT_VERSION, "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
+            "settings": settings.as_params(), "dataset_hash": dataset_hash(items), "dataset_items": len(items),
+            "train_examples": len(trainset), "val_examples": len(valset), "threshold": threshold,
+            "scores": {"dev_metric": dev_score, "metric": metric.__name__}, "budget": budget.summary(),
+            "stopped_early": stopped, "seconds": round(time.perf_counter() - started, 2),
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "dspy_version": dspy.__version__,
+            "predictors": [name for name, _ in whole.named_predictors()], "mlflow_run_id": run.run_id,
+        }  # fmt: skip
+        sidecar = sidecar_path(out)
+        sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
+        run.log_metrics({"dev_metric": dev_score, **budget.summary(), "seconds": meta["seconds"],
+                         "stopped_early": stopped is not None})  # fmt: skip
+        run.log_artifact(out)
+        run.log_artifact(sidecar)
+        run.log_program(whole)
+    return CompileResult(whole, meta, run.run_id)
+
+
+def optimizer_extra(job: CompileJob, threshold: float) -> dict:
+    extra = dict(job.extra)
+    if job.optimizer in ("bootstrap", "mipro"):
+        extra.setdefault("metric_threshold", threshold)
+    return extra
+
+
+def merge_into_analyst(program, compiled, stage: str):
+    """A whole Analyst carrying the tuned state: the compiled program itself, or the tuned extractor."""
+    if stage == "extractor":
+        program.extractor.extract.load_state(compiled.extractor.extract.dump_state())
+        return program
+    return compiled
+
+
+def sidecar_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".meta.json")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m optimize.compile", description=__doc__.split("\n")[0])
+    p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
+    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
+    p.add_argument("--optimizer", required=True, choices=sorted(OPTIMIZERS), help="which DSPy optimizer")
+    p.add_argument("--out", required=True, help="where to save the compiled program (compiled.json)")
+    p.add_argument("--stage", choices=["program", "extractor"], default="program",
+                   help="tune the whole program (default) or only the extractor against gold cells")
+    p.add_argument("--max-calls", type=int, help="cap on LM calls for the whole compile (default: no cap)")
+    p.add_argument("--seed", type=int, default=0, help="split and optimizer seed (default 0)")
+    p.add_argument("--limit", type=int, help="at most N training (and N validation) examples")
+    p.add_argument("--threads", type=int, default=2, help="examples evaluated at once (default 2)")
+    p.add_argument("--max-demos", type=int, default=4, help="bootstrapped demos per predictor (default 4)")
+    p.add_argument("--threshold", type=float, help="metric a trace needs to become a demo "
+                   "(default 0.75 program, 1.0 extractor)")
+    p.add_argument("--final-weight", type=float, default=0.5,
+                   help="program stage: weight of final accuracy vs cell accuracy in the metric (default 0.5)")
+    p.add_argument("--lm", help="model id (COLLATE_LM); GEPA reflects with it too")
+    p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
+    p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    try:
+        args = parse_args(argv)
+    except SystemExit as exc:  # argparse already printed its one-line reason (or --help)
+        return int(exc.code or 0)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    try:
+        if args.max_calls is not None and args.max_calls < 1:
+            raise BadInput(f"--max-calls must be at least 1 (got {args.max_calls}); omit it for no cap")
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        if not 0 <= args.final_weight <= 1:
+            raise BadInput(f"--final-weight must be between 0 and 1 (got {args.final_weight})")
+        settings = Settings.from_env({"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key})
+        items = load_dataset(args.dataset)
+        store = open_store(args.index)
+        program = analyst_without_fact_reuse(settings, store)
+        configure(settings, program)
+    except NoLMConfigured as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (BadInput, DatasetError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    job = CompileJob(optimizer=args.optimizer, stage=args.stage, seed=args.seed, max_calls=args.max_calls,
+                     threads=max(1, args.threads), max_demos=args.max_demos, threshold=args.threshold,
+                     final_weight=args.final_weight, limit=args.limit)  # fmt: skip
+    out = Path(args.out)
+    try:
+        result = run_compile(program, items, settings, job, out, autolog=not args.no_autolog,
+                             params={"dataset": str(args.dataset), "index": str(args.index), "out": str(out)})
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    meta = result.meta
+    budget = meta["budget"]
+    print(f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
+          f"{meta['train_examples']} train / {meta['val_examples']} dev examples)")
+    print(f"dev metric {meta['scores']['dev_metric']}; LM calls {budget['lm_calls']}"
+          + (f" of {budget['max_calls']}" if budget["max_calls"] else "")
+          + (f"; stopped early: {meta['stopped_early']}" if meta["stopped_early"] else ""))
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}")
+    print(f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
+          f"--split test --seed {args.seed}")
+    return 0
+
+
+def open_store(index_dir: str):
+    path = Path(index_dir)
+    if not path.is_dir():
+        raise BadInput(f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
+                       f"--pdf-dir PDFS --index {path}")  # fmt: skip
+    from retrievers.store import IndexStore
+
+    try:
+        return IndexStore.open(path)
+    except (OSError, ValueError, LookupError) as e:
+        raise BadInput(f"cannot open index {path}: {e}; rebuild it with python -m retrievers.build") from None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
