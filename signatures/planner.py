@@ -6,7 +6,7 @@ from signatures.types import Plan
 
 
 class PlanQuestion(dspy.Signature):
-    """Plan per-document sub-queries that extract every value the question's computation needs, restricted to the documents that hold them."""
+    """Plan per-document sub-queries that extract every raw value the question's computation needs, restricted to the documents that hold them (exact doctype, year and symbol values from the catalog; leave a restriction empty to mean all), with short field descriptions in the filings' language."""
 
     question: str = dspy.InputField()
     catalog: str = dspy.InputField(
