@@ -132,7 +132,7 @@ class Normalizer(dspy.Module):
                     notes[item.key] = "normalizer left it out"
                     still.append(item)
                     continue
-                ok, value, error = schema.check(item.field, got[item.key])
+                ok, value, error = schema.check(item.field, through_rules(schema.fields[item.field], got[item.key]))
                 if ok:
                     doc_id = item.key.rsplit(":", 1)[0]
                     values.setdefault(doc_id, {})[item.field] = value
@@ -147,6 +147,15 @@ class Normalizer(dspy.Module):
             logger.warning("%s set to null: %s", item.key, notes.get(item.key, "unparseable"))
         records = [schema.record(documents[doc_id], row) for doc_id, row in values.items() if doc_id in documents]
         return dspy.Prediction(records=records, schema=schema, notes=notes, nulled=[i.key for i in pending])
+
+
+def through_rules(spec: FieldSpec, value: Any) -> Any:
+    """An LM reply written as text ('是', '1.5亿') gets the same deterministic conversion as a raw value."""
+    if isinstance(value, str):
+        parsed = parse_value(value, None, spec)
+        if parsed.ok:
+            return parsed.value
+    return value
 
 
 def key_of(doc_id: str, field: str) -> str:

@@ -69,3 +69,11 @@ def test_identity_comes_from_the_catalog_not_the_facts():
     row = schema.record(DOCS["d1"], {"ratio": 1.0, "symbol": "HACKED"})
     assert row["symbol"] == "600001" and row["id"] == "d1"
     assert "ratio (percent, percent): 资本充足率" in schema.columns()
+
+
+def test_lm_replies_written_as_text_go_through_the_rules(settings, store, use_lm):
+    use_lm(**{"[[ ## items ## ]]": {"values": [{"key": "d1:big4", "value": "是"}]}})
+    fs = facts("12%")
+    fs[2] = fs[2].model_copy(update={"value": "由普华永道审计"})  # the rules cannot read this as yes/no
+    out = normalizer(settings, store)(fields=FIELDS, facts=fs, documents=DOCS)
+    assert out.records[0]["big4"] is True and out.notes["d1:big4"] == "normalized by LM"
