@@ -54,11 +54,20 @@ def parse_args(argv):
 
 def scope_of(corpus: Path, documents: int) -> list[dict]:
     """`documents` A股年报 filings, both fiscal years of each bank in turn (a two-year growth question)."""
-    rows = [json.loads(x) for x in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
-    annual = sorted((r for r in rows if r["doctype"] == ANNUAL and str(r["year"]) in YEARS), key=lambda r: (r["symbol"], r["year"]))
+    rows = [
+        json.loads(x)
+        for x in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines()
+        if x.strip()
+    ]
+    annual = sorted(
+        (r for r in rows if r["doctype"] == ANNUAL and str(r["year"]) in YEARS),
+        key=lambda r: (r["symbol"], r["year"]),
+    )
     if len(annual) < documents:
-        raise SystemExit(f"error: the corpus has {len(annual)} {ANNUAL} filings for {'/'.join(YEARS)}, "
-                         f"fewer than --documents {documents}")
+        raise SystemExit(
+            f"error: the corpus has {len(annual)} {ANNUAL} filings for {'/'.join(YEARS)}, "
+            f"fewer than --documents {documents}"
+        )
     return annual[:documents]
 
 
@@ -70,13 +79,37 @@ def prepare(work: Path, documents: int) -> tuple[Path, Path, list[dict]]:
     banks = -(-documents // 2)
     companies = min(60, int(banks / 0.55) + 2)  # data.synth: ~3/5 of companies are A-share banks
     if not (corpus / "catalog.jsonl").exists():
-        run_module("data.synth", "--out", str(corpus), "--companies", str(companies), "--years", *YEARS,
-                   "--pages", "10", "--seed", "38", "-q")
+        run_module(
+            "data.synth",
+            "--out",
+            str(corpus),
+            "--companies",
+            str(companies),
+            "--years",
+            *YEARS,
+            "--pages",
+            "10",
+            "--seed",
+            "38",
+            "-q",
+        )
     scope = scope_of(corpus, documents)
     subset = work / "scope_catalog.jsonl"
     subset.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in scope), encoding="utf-8")
-    run_module("retrievers.build", "--catalog", str(subset), "--pdf-dir", str(corpus / "pdf"), "--index", str(index),
-               "--workers", "2", "--no-progress", "--embedder", "hashing-256")
+    run_module(
+        "retrievers.build",
+        "--catalog",
+        str(subset),
+        "--pdf-dir",
+        str(corpus / "pdf"),
+        "--index",
+        str(index),
+        "--workers",
+        "2",
+        "--no-progress",
+        "--embedder",
+        "hashing-256",
+    )
     return corpus, index, scope
 
 
@@ -109,9 +142,13 @@ def ask_once(
 
 def write_scope(folder: Path, scope: list[dict]) -> Path:
     """A one-item dataset: the question and its documents (visible metadata only)."""
-    item = {"question_id": "bench_latency", "question": QUESTION,
-            "metadata": [{k: r[k] for k in ("id", "symbol", "year", "doctype")} for r in scope],
-            "source_answer": [], "final_answer": ""}
+    item = {
+        "question_id": "bench_latency",
+        "question": QUESTION,
+        "metadata": [{k: r[k] for k in ("id", "symbol", "year", "doctype")} for r in scope],
+        "source_answer": [],
+        "final_answer": "",
+    }
     path = folder / "bench_dataset.json"
     path.write_text(json.dumps([item], ensure_ascii=False), encoding="utf-8")
     return path
@@ -134,7 +171,9 @@ def main(argv=None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         corpus, index, scope = prepare(work, args.documents)
-        print(f"corpus + index of {len(scope)} documents ready in {time.monotonic() - started:.1f} s ({work})")
+        print(
+            f"corpus + index of {len(scope)} documents ready in {time.monotonic() - started:.1f} s ({work})"
+        )
         scope_file = write_scope(work, scope)
         facts = work / f"facts-{time.time_ns()}.sqlite"  # a fresh fact store: the first ask must extract
         server = stack.enter_context(FakeLMServer(Brain(), latency=args.latency))
@@ -170,8 +209,10 @@ def main(argv=None) -> int:
     print(f"wall time (first ask):       {wall:.2f} s")
     print(f"calls x latency (serial):    {sequential:.2f} s")
     print(f"ratio wall / serial:         {ratio:.3f}")
-    print(f"LM busy time (any call in flight): {busy:.2f} s -> ratio {busy / sequential:.3f}; the rest, "
-          f"{wall - busy:.2f} s, is retrieval, sandbox and program overhead")
+    print(
+        f"LM busy time (any call in flight): {busy:.2f} s -> ratio {busy / sequential:.3f}; the rest, "
+        f"{wall - busy:.2f} s, is retrieval, sandbox and program overhead"
+    )
     print(
         f"tokens (first ask):          {tokens['total_tokens']} ({tokens['prompt_tokens']} prompt + "
         f"{tokens['completion_tokens']} completion); program usage: {first.get('usage')}"

