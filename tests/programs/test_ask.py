@@ -93,3 +93,9 @@ def test_a_run_whose_planning_failed_says_why_and_lists_every_document(cli, tmp_
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["answer"].startswith("No answer: planning failed")
     assert {m["doc_id"] for m in out["missing"]} == {"doc-a", "doc-b", "doc-c", "doc-esg"}
+
+
+def test_progress_shows_documents_done_over_total_on_stderr(cli, tmp_path, capsys):
+    assert ask.main(["--index", str(tmp_path), "q"]) == 0
+    captured = capsys.readouterr()
+    assert "documents" in captured.err and "3/3" in captured.err and "3/3" not in captured.out
