@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from programs import sandbox as sandbox_module
 from programs import sandbox_isolation
 from programs.sandbox import Limits, run_code
 from programs.sandbox_isolation import bwrap_problem
+from programs.sandbox_process import kill_uid
 
 
 def test_full_isolation_is_available_here():
@@ -227,23 +229,32 @@ while True:
     assert processes_of(run_uid) == []
 
 
-def test_background_process_does_not_outlive_the_run(run_uid):
+def test_background_process_does_not_outlive_the_run(run_uid, monkeypatch):
+    # Take away the host's after-run sweep: the pid namespace alone must take the processes down.
+    monkeypatch.setattr(sandbox_module, "kill_uid", lambda uid: 0)
     marker = f"sandbox-survivor-{os.getpid()}-{time.time_ns()}"
     code = f"""
-import os, subprocess
-subprocess.Popen(['sh', '-c', 'exec -a {marker} sleep 30'], start_new_session=True)
+import os, subprocess, time
+subprocess.Popen(['sh', '-c', 'sleep 30; : {marker}'], start_new_session=True)
 if os.fork() == 0:          # a classic daemon: double fork, new session
     os.setsid()
     if os.fork() == 0:
-        os.execvp('sh', ['sh', '-c', 'exec -a {marker}-daemon sleep 30'])
+        os.execvp('sh', ['sh', '-c', 'sleep 30; : {marker}-daemon'])
     os._exit(0)
-print('spawned')
+time.sleep(0.5)
+alive = [p for p in os.listdir('/proc') if p.isdigit() and b'{marker}' in open(f'/proc/{{p}}/cmdline', 'rb').read()]
+print('alive inside', len(alive))
 """
-    res = run(code)
-    assert res.ok and res.stdout == "spawned\n", res.error
-    time.sleep(0.2)
-    assert host_processes_with(marker) == []
-    assert processes_of(run_uid) == []
+    try:
+        res = run(code)
+        assert res.ok and res.stdout == "alive inside 2\n", res.error
+        deadline = time.monotonic() + 3
+        while host_processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert host_processes_with(marker) == []
+        assert processes_of(run_uid) == []
+    finally:
+        kill_uid(run_uid)
 
 
 def test_infinite_loop_hits_the_wall_timeout():
