@@ -150,6 +150,9 @@ def run_code(
                 limits.startup_seconds,
                 limits.output_bytes,
             )
+        except OSError as exc:  # could not even start (bwrap vanished, no memory, fd exhaustion)
+            logger.warning("sandbox could not start: %s", exc)
+            return SandboxResult(False, "", f"The sandbox could not start: {exc}", None, missing)
         finally:
             survivors = kill_uid(uid)
             if survivors:  # normal after a kill at a limit; the pid namespace would take them anyway

@@ -104,17 +104,22 @@ def watch(
 ) -> Outcome:
     status_read, status_write = status_fds
     started = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        pass_fds=(status_write,),
-        env=env,
-        cwd=cwd,
-        start_new_session=True,  # its own process group, killed whole at the deadline
-    )
-    os.close(status_write)
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(status_write,),
+            env=env,
+            cwd=cwd,
+            start_new_session=True,  # its own process group, killed whole at the deadline
+        )
+    except BaseException:
+        os.close(status_read)
+        raise
+    finally:
+        os.close(status_write)
     out, err, status = bytearray(), bytearray(), bytearray()
     buffers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err, status_read: status}
     selector = selectors.DefaultSelector()

@@ -49,3 +49,12 @@ def test_strict_mode_refuses_instead_of_degrading(no_bwrap, monkeypatch, tmp_pat
 
 def test_full_isolation_reports_nothing_missing():
     assert run_code("print(1)", [], timeout=5).missing_protection == []
+
+
+def test_a_sandbox_that_cannot_start_is_a_failed_result_not_an_exception(monkeypatch):
+    monkeypatch.setattr(sandbox_isolation, "bwrap_problem", lambda: "simulated")
+    monkeypatch.setattr(
+        sandbox_isolation, "interpreter", lambda: (Path("/nonexistent/python3"), Path("/nonexistent"))
+    )
+    res = run_code("print(1)", [], timeout=5)
+    assert not res.ok and "could not start" in res.error and "/nonexistent/python3" in res.error
