@@ -1,0 +1,80 @@
+"""`python -m evaluate.demo`: prepares corpus + index once, then answers with an LM or says how to set one."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from evaluate import demo, tracking
+
+
+def _prepared_demo_folder(small_corpus, tmp_path):
+    """A demo folder whose corpus and index already exist (copied from the session's small corpus)."""
+    out = tmp_path / "demo"
+    shutil.copytree(small_corpus[0], out / "corpus")
+    shutil.copytree(small_corpus[1], out / "index")
+    return out
+
+
+def _no_rebuild(monkeypatch):
+    calls = []
+    monkeypatch.setattr(demo, "run_step", lambda module, *args: calls.append(module))
+    return calls
+
+
+def test_without_an_lm_it_stops_after_preparing_and_says_how_to_set_one(small_corpus, tmp_path, capsys, monkeypatch):
+    out = _prepared_demo_folder(small_corpus, tmp_path)
+    steps = _no_rebuild(monkeypatch)
+    assert demo.main(["--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert steps == [], "corpus and index were there: nothing is regenerated"
+    assert "already there" in captured.out
+    assert "COLLATE_LM" in captured.err and "COLLATE_API_BASE=http://localhost" in captured.err
+    assert "sk-" in captured.err  # the hosted example
+
+
+def test_missing_parts_are_generated_by_the_project_clis(tmp_path, monkeypatch, capsys):
+    steps = []
+
+    def fake_step(module, *args):
+        steps.append((module, args))
+        target = tmp_path / "demo" / ("corpus" if module == "data.synth" else "index")
+        target.mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(demo, "run_step", fake_step)
+    assert demo.main(["--out", str(tmp_path / "demo")]) == 2
+    assert [m for m, _ in steps] == ["data.synth", "retrievers.build"]
+    assert steps[0][1] == ("--out", str(tmp_path / "demo" / "corpus"))
+    assert "--pdf-dir" in steps[1][1] and str(tmp_path / "demo" / "index") in steps[1][1]
+
+
+def test_a_failing_step_is_reported_not_raised(tmp_path, monkeypatch, capsys):
+    def broken(module, *args):
+        raise demo.StepFailed(f"python -m {module} failed (1): disk full")
+
+    monkeypatch.setattr(demo, "run_step", broken)
+    assert demo.main(["--out", str(tmp_path / "demo")]) == 1
+    assert "disk full" in capsys.readouterr().err
+
+
+def test_with_an_lm_it_answers_scores_and_points_at_mlflow(small_corpus, brain_server, tmp_path, capsys, monkeypatch):
+    out = _prepared_demo_folder(small_corpus, tmp_path)
+    _no_rebuild(monkeypatch)
+    before = {r.info.run_id for r in tracking.runs()}
+    assert demo.main(["--out", str(out), "--limit", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "final accuracy" in printed and tracking.tracking_uri() in printed and "mlflow server" in printed
+    new = [r for r in tracking.runs() if r.info.run_id not in before]
+    assert len(new) == 1 and new[0].data.metrics["n"] == 2
+    assert list((out / "runs").glob("*/agent_output.json"))
+
+
+@pytest.mark.slow
+def test_the_real_steps_run_once_and_are_skipped_the_second_time(tmp_path, capsys, monkeypatch):
+    """The full default corpus + MiniLM index (minutes on 2 cores), then a second run in seconds."""
+    out = tmp_path / "demo"
+    assert demo.main(["--out", str(out)]) == 2
+    assert demo.corpus_ready(out / "corpus") and demo.index_ready(out / "index")
+    steps = _no_rebuild(monkeypatch)
+    assert demo.main(["--out", str(out)]) == 2 and steps == []
