@@ -22,7 +22,7 @@ def test_defaults_then_environment_then_overrides(monkeypatch):
 
 def test_defaults_are_deterministic_and_concurrent():
     s = Settings.from_env({"lm": "openai/x"}, environ={})
-    assert s.temperature == 0.0 and s.concurrency == 8 and s.num_retries == 3
+    assert s.temperature == 0.0 and s.concurrency == 16 and s.num_retries == 3
 
 
 def test_nothing_configured_names_the_variable_and_two_examples():
@@ -67,3 +67,10 @@ def test_configure_sets_default_and_per_stage_lms(store):
 def test_as_params_is_flat_and_masks_the_key():
     params = Settings(lm="openai/x", api_key="secret").as_params()
     assert params["api_key"] == "***" and params["lm"] == "openai/x" and "concurrency" in params
+
+
+def test_request_timeout_reaches_the_lm():
+    from programs.settings import build_lm
+
+    lm = build_lm(Settings.from_env({"lm": "openai/x", "timeout": 7.5}, environ={}))
+    assert lm.kwargs.get("timeout") == 7.5
