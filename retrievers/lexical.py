@@ -17,8 +17,6 @@ from pathlib import Path
 import numpy as np
 
 log = logging.getLogger(__name__)
-# bm25s sets its own logger to DEBUG, which floods the build output with "Building index from tokens".
-logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 NGRAM, JIEBA = "ngram", "jieba"
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -41,6 +39,15 @@ def _english(word: str) -> str | None:
 
 def _ngrams(run: str) -> list[str]:
     return list(run) + [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+@functools.lru_cache(maxsize=1)
+def _bm25s():
+    import bm25s
+
+    # bm25s sets its logger to DEBUG on import, flooding a build with "Building index from tokens"
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
 
 
 @functools.lru_cache(maxsize=1)
@@ -77,9 +84,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, texts: list[str], method: str = NGRAM) -> LexicalIndex:
-        import bm25s
-
-        retriever = bm25s.BM25()
+        retriever = _bm25s().BM25()
         retriever.index([tokenize(t, method) or ["<empty>"] for t in texts], show_progress=False)
         return cls(retriever, method)
 
@@ -96,6 +101,4 @@ class LexicalIndex:
 
     @classmethod
     def load(cls, folder: Path, method: str) -> LexicalIndex:
-        import bm25s
-
-        return cls(bm25s.BM25.load(str(folder)), method)
+        return cls(_bm25s().BM25.load(str(folder)), method)
