@@ -26,7 +26,7 @@ from retrievers.catalog import Catalog, CatalogError
 from retrievers.chunking import CHUNKER_VERSION
 from retrievers.embedding import HASHING, MINILM
 from retrievers.index import FORMAT_VERSION
-from retrievers.lexical import JIEBA, NGRAM
+from retrievers.lexical import JIEBA, LEXICAL_VERSION, NGRAM
 from retrievers.pdf import PARSER_VERSION
 from retrievers.store import MANIFEST_FILE, doc_folder
 from signatures.types import Document
@@ -34,7 +34,7 @@ from signatures.types import Document
 log = logging.getLogger(__name__)
 
 # Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
-PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}"
+PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from retrievers.pdf import Page
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece.
 TARGET_CHARS = 420
 MAX_CHARS = 700
@@ -52,8 +52,10 @@ def is_heading(line: str) -> bool:
     if _HEADING.match(line):
         # "1,234,567" or "2022 | ..." are numbers, not numbered headings
         return not re.match(r"^[\d,.\s%$|-]+$", line) and "|" not in line
-    letters = re.sub(r"[^A-Za-z]", "", line)
-    return len(letters) >= 4 and letters.isupper() and len(line.split()) <= 8
+    # "CONSOLIDATED BALANCE SHEETS (in thousands)": upper case once the parenthetical is set aside
+    title = re.sub(r"\([^)]*\)", "", line)
+    letters = re.sub(r"[^A-Za-z]", "", title)
+    return len(letters) >= 4 and letters.isupper() and len(title.split()) <= 8
 
 
 class _Builder:

@@ -19,6 +19,8 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 NGRAM, JIEBA = "ngram", "jieba"
+# Bump when tokenization changes: the build cache then rebuilds every BM25 index.
+LEXICAL_VERSION = 2
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_HAN}]+|[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*")
 _STOP = frozenset(
@@ -26,15 +28,38 @@ _STOP = frozenset(
 )
 
 
+# Suffix rules tried in order, first match wins; then a final "e" goes, so that "operating",
+# "operations" and "operate" meet at "operat" and "revenue(s)" at "revenu". Crude, but it is applied
+# to queries and chunks alike, and it keeps the project free of a stemmer dependency.
+_SUFFIXES = (
+    ("izations", "ize"),
+    ("ization", "ize"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ings", ""),
+    ("ing", ""),
+    ("ions", ""),
+    ("ion", ""),
+    ("ies", "y"),
+    ("ss", "ss"),
+    ("s", ""),
+    ("ed", ""),
+)
+
+
+def stem(word: str) -> str:
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: len(word) - len(suffix)] + replacement
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 4 else word
+
+
 def _english(word: str) -> str | None:
     word = word.lower()
     if word in _STOP:
         return None
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]  # crude plural folding: "assets" matches "asset"
-    return word
+    return stem(word.split("'")[0])
 
 
 def _ngrams(run: str) -> list[str]:

@@ -50,3 +50,8 @@ def test_text_runs_across_pages_within_a_section_and_chunks_stay_bounded():
     assert chunks[-1].section == "二、风险管理" and chunks[-1].page == 3
     assert len(chunks) > 1 and TARGET_CHARS < MAX_CHARS
     assert chunk_pages(pages) == chunks  # deterministic
+
+
+def test_upper_case_statement_titles_with_a_unit_note_are_headings():
+    assert is_heading("CONSOLIDATED STATEMENTS OF OPERATIONS (in thousands)")
+    assert not is_heading("Net sales (in thousands) 359,378")

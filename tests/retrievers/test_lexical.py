@@ -26,3 +26,9 @@ def test_bm25_ranks_the_chunk_that_shares_the_terms():
         assert int(index.scores("资本充足率。").argmax()) == 1
         assert int(index.scores("total assets.").argmax()) == 3
         assert not index.scores("完全无关 zebra").any()  # unknown terms score nothing, never raise
+
+
+def test_stemming_meets_word_forms_in_the_middle():
+    assert tokenize("operating revenues") == tokenize("operations revenue")
+    assert tokenize("Total liabilities") == tokenize("total liability")
+    assert tokenize("expenses") == tokenize("expense")

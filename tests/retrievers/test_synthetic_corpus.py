@@ -28,7 +28,9 @@ def test_tiny_synthetic_corpus_is_indexed_and_its_values_are_found(corpus, tmp_p
     in_questions = Catalog.load(corpus / "dataset.json")  # the MuDABench form names a subset of them
     assert {d.id for d in in_questions.documents()} <= set(listed)
     assert all(catalog.get(d.id).doctype == d.doctype for d in in_questions.documents())
-    report = build_index(catalog, corpus / "pdf", tmp_path / "index", workers=1, embedder="hashing-256", progress=False)
+    report = build_index(
+        catalog, corpus / "pdf", tmp_path / "index", workers=1, embedder="hashing-256", progress=False
+    )
     assert report.count("built") == len(listed) and not report.failures
     store = IndexStore.open(tmp_path / "index")
     hits = defaultdict(list)
