@@ -144,7 +144,8 @@ def start_run(
     experiment: str = DEFAULT_EXPERIMENT,
     nested: bool = False,
 ) -> Iterator[TrackedRun]:
-    """Open one MLflow run (nested under the active one if asked); it ends FAILED if the body raises."""
+    """Open one MLflow run (nested under the active one, if any); it ends FAILED if the body raises."""
+    nested = nested or mlflow.active_run() is not None  # e.g. an evaluation inside a caller's own run
     if not nested:
         use_store(experiment)
     with mlflow.start_run(run_name=run_name, nested=nested) as run:

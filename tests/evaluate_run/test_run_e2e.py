@@ -157,3 +157,16 @@ def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_pro
         assert all(str(v) not in seen for row in item.metadata for v in row.values.values() if len(str(v)) > 6)
     assert sorted(map(tuple, [(q, tuple(d)) for q, d in program.seen])) == sorted(
         (i.question, tuple(i.doc_ids)) for i in items)
+
+
+def test_split_and_limit_pick_the_questions(small_corpus):
+    import pytest
+
+    from evaluate.dataset import load_dataset, split
+
+    items = load_dataset(small_corpus[0] / "dataset.json")
+    test_part = evaluate_run.select_items(items, "test", 7, None)
+    assert [i.question_id for i in test_part] == [i.question_id for i in split(items, seed=7).test]
+    assert len(evaluate_run.select_items(items, "all", 0, 2)) == 2
+    with pytest.raises(evaluate_run.BadInput, match="--limit"):
+        evaluate_run.select_items(items, "all", 0, 0)

@@ -97,3 +97,10 @@ def test_ui_command_names_the_store_and_a_single_worker():
     assert "--backend-store-uri sqlite:////tmp/x/mlflow.db" in command
     assert "--workers 1" in command and "MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false" in command
     assert "127.0.0.1:5123" in command
+
+
+def test_a_run_opened_inside_another_becomes_its_child():
+    with tracking.start_run("outer", experiment="t-nest") as outer:
+        with tracking.start_run("inner") as inner:
+            pass
+    assert _client().get_run(inner.run_id).data.tags["mlflow.parentRunId"] == outer.run_id
