@@ -7,7 +7,8 @@
 the paper's flat-RAG baseline (flat-rag-plain: without document metadata in the prompt). The three
 variants log to the same MLflow experiment, side by side. Gold fields are stripped before the
 program sees an item; one failing question is recorded with its error and the run goes on.
-Each run keeps its own fact store (OUT/facts.sqlite): no variant reuses another variant's extractions.
+Each run keeps its own fact store (OUT/facts.sqlite, unless COLLATE_FACT_STORE names one), so no
+variant reuses another variant's extractions.
 """
 
 from __future__ import annotations
@@ -213,6 +214,7 @@ def main(argv=None) -> int:
                                       "lm_judge": args.judge})  # fmt: skip
         items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
         store = open_store(args.index)
+        check_coverage(items, store, args.dataset, args.index)
         program = build_variant(args.program, settings, store, out_dir)
         configure(settings, program)
         judge = None if args.no_judge else make_judge(settings, out_dir)
@@ -233,6 +235,19 @@ def main(argv=None) -> int:
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {tracking.ui_command()}")
     return 0
+
+
+def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) -> None:
+    """None of the dataset's documents indexed is a setup mistake; some missing is reported per question."""
+    indexed = {doc.id for doc in store.catalog.documents()}
+    wanted = {doc_id for item in items for doc_id in item.doc_ids}
+    missing = wanted - indexed
+    if wanted and missing == wanted:
+        raise BadInput(f"the index {index} holds none of the {len(wanted)} documents of {dataset}: build it with "
+                       f"python -m retrievers.build --catalog {dataset} --pdf-dir PDFS --index {index}")  # fmt: skip
+    if missing:
+        logger.warning("%d of %d documents are not in the index; questions over them will fail", len(missing),
+                       len(wanted))  # fmt: skip
 
 
 def open_store(index_dir: str):

@@ -170,3 +170,14 @@ def test_split_and_limit_pick_the_questions(small_corpus):
     assert len(evaluate_run.select_items(items, "all", 0, 2)) == 2
     with pytest.raises(evaluate_run.BadInput, match="--limit"):
         evaluate_run.select_items(items, "all", 0, 0)
+
+
+def test_an_index_without_the_datasets_documents_is_a_setup_error(small_corpus, brain_server, tmp_path, capsys):
+    foreign = tmp_path / "foreign.json"
+    items = json.loads((small_corpus[0] / "dataset.json").read_text())[:2]
+    for item in items:
+        for row in item["metadata"]:
+            row["id"] = "not-indexed-" + row["id"]
+    foreign.write_text(json.dumps(items, ensure_ascii=False))
+    code = evaluate_run.main(["--dataset", str(foreign), "--index", str(small_corpus[1]), "--out", str(tmp_path / "r")])
+    assert code == 2 and "holds none of the" in capsys.readouterr().err
