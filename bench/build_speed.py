@@ -1,6 +1,6 @@
 """Build throughput vs plain pdfplumber, parse-only speed, unchanged-rebuild time, and peak memory.
 
-    python bench/build_speed.py --corpus /tmp/corpus [--docs 50] [--workers 2]
+    python bench/build_speed.py --corpus /tmp/corpus [--docs 50] [--workers 2] [--dense auto|all]
 
 On the same documents and the same number of processes, in one run:
   baseline  pdfplumber extract_text on every page                       pages/s
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--corpus", required=True, help="output folder of python -m data.synth")
     p.add_argument("--docs", type=int, default=50, help="first N documents of the catalog (default 50)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--dense", default="auto", choices=["auto", "all", "none"], help="passed to the build")
     args = p.parse_args(argv)
     corpus = Path(args.corpus)
     catalog_path = corpus / "catalog.jsonl"
@@ -133,12 +134,14 @@ def main(argv: list[str] | None = None) -> int:
             "--index",
             str(Path(tmp) / "index"),
         ]
-        build_args += ["--workers", str(args.workers)]
+        build_args += ["--workers", str(args.workers), "--dense", args.dense]
         build_s, build_peak, build_out = _run_build(build_args)
         rebuild_s, rebuild_peak, rebuild_out = _run_build(build_args)
     base_rate, parse_rate = base_pages / base_s, parse_pages / parse_s
     build_rate = parse_pages / build_s
-    print(f"{len(paths)} documents, {base_pages} pages, {args.workers} worker processes")
+    print(
+        f"{len(paths)} documents, {base_pages} pages, {args.workers} worker processes, --dense {args.dense}"
+    )
     print(f"baseline pdfplumber extract_text: {base_rate:8.1f} pages/s ({base_s:.1f} s)")
     print(
         f"parse (pypdfium2 + ruled tables): {parse_rate:8.1f} pages/s ({parse_s:.1f} s)  {parse_rate / base_rate:5.1f}x baseline (target >= 10x)"

@@ -6,8 +6,10 @@ and count a hit when a top-k chunk contains one of the row's strings (the exact 
     python -m data.synth --out /tmp/corpus
     python bench/retrieval_recall.py --corpus /tmp/corpus [--index DIR] [-k 5] [--show-misses 10]
 
-Builds DIR (default CORPUS/index) first if it holds no index. Prints one table row per language and mode;
-BM25 and hybrid are reported with both Chinese tokenizers (character 1+2-grams, the default, and jieba words).
+Builds DIR (default CORPUS/index-dense-all) first if it holds no index, with `--dense all` so that the
+dense side can be measured on every document. Prints one row per language: dense-only, BM25-only and
+hybrid, BM25 and hybrid with both Chinese tokenizers (character 1+2-grams, the default, and jieba words),
+and "shipped": what a default build (`--dense auto`: MiniLM on English documents only) returns.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from retrievers.build import build_index  # noqa: E402
+from retrievers.build import build_index, wants_dense  # noqa: E402
 from retrievers.catalog import Catalog  # noqa: E402
 from retrievers.index import rrf  # noqa: E402
 from retrievers.lexical import JIEBA, NGRAM, LexicalIndex  # noqa: E402
@@ -44,7 +46,7 @@ def _top(scores, k: int) -> list[int]:
 
 
 def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
-    """hits[(language, mode)] = [hit, ...]; misses = (row, top texts) of the shipped hybrid ranking.
+    """hits[(language, mode)] = [hit, ...]; misses = (row, top texts) of the shipped ranking.
 
     dense / bm25 / hybrid go through DocumentIndex.ranked (the code the store runs); the other
     Chinese tokenizer is measured by re-indexing the same chunks for BM25 in memory.
@@ -75,11 +77,13 @@ def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
             [np.argsort(-dense, kind="stable"), found[np.argsort(-lex[found], kind="stable")]],
             len(idx.chunks),
         )
+        shipped = wants_dense(store.catalog.get(row["doc_id"]), "auto")
+        sides["shipped"] = sides[f"hybrid-{built}"] if shipped else sides[f"bm25-{built}"]
         for mode, scores in sides.items():
             top = _top(scores, k)
             hit = any(s in idx.chunks[i].text for i in top for s in row["strings"])
             hits[(row["language"], mode)].append(hit)
-            if mode == f"hybrid-{built}" and not hit:
+            if mode == "shipped" and not hit:
                 misses.append((row, [idx.chunks[i].text for i in top]))
     return hits, misses
 
@@ -99,11 +103,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    index = Path(args.index) if args.index else corpus / "index"
+    index = Path(args.index) if args.index else corpus / "index-dense-all"
     if not (index / "manifest.json").is_file():
         start = time.perf_counter()
         report = build_index(
-            Catalog.load(corpus / "catalog.jsonl"), corpus / "pdf", index, workers=args.workers
+            Catalog.load(corpus / "catalog.jsonl"), corpus / "pdf", index, workers=args.workers, dense="all"
         )
         print(
             f"built {index}: {report.count('built')} documents, {report.pages} pages in {time.perf_counter() - start:.1f} s"
@@ -113,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     hits, misses = evaluate(store, rows, args.k)
     seconds = time.perf_counter() - start
-    modes = ["dense", f"bm25-{NGRAM}", f"bm25-{JIEBA}", f"hybrid-{NGRAM}", f"hybrid-{JIEBA}"]
+    modes = ["dense", f"bm25-{NGRAM}", f"bm25-{JIEBA}", f"hybrid-{NGRAM}", f"hybrid-{JIEBA}", "shipped"]
     print(f"evidence recall@{args.k} on {len(rows)} (document, field) rows of {corpus} ({seconds:.1f} s)")
     print(f"{'language':<9}{'n':>6}  " + "".join(f"{m:>15}" for m in modes))
     for language in sorted({lang for lang, _ in hits}):
@@ -121,13 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         rates = [sum(hits[(language, m)]) / n for m in modes]
         print(f"{language:<9}{n:>6}  " + "".join(f"{r:>15.3f}" for r in rates))
     for language in sorted({lang for lang, _ in hits}):
-        h = hits[(language, f"hybrid-{NGRAM}")]
+        h = hits[(language, "shipped")]
         rate = sum(h) / len(h)
         dense = sum(hits[(language, "dense")]) / len(h)
         bm25 = sum(hits[(language, f"bm25-{NGRAM}")]) / len(h)
         verdict = "PASS" if rate >= TARGET else "BELOW TARGET"
         print(
-            f"{language}: hybrid {rate:.3f} (target {TARGET}) {verdict}; "
+            f"{language}: shipped {rate:.3f} (target {TARGET}) {verdict}; "
             f"misses vs dense-only {1 - rate:.3f}/{1 - dense:.3f}, vs bm25-only {1 - rate:.3f}/{1 - bm25:.3f}"
         )
     for row, texts in misses[: args.show_misses]:

@@ -46,7 +46,7 @@ def _load_minilm():
 class MiniLMEmbedder(Embedder):
     name, dim = MINILM, 384
 
-    def __init__(self, batch_size: int = 64):
+    def __init__(self, batch_size: int = 16):  # measured: 16 is faster than 64 here and peaks lower
         self.batch_size = batch_size
 
     def encode(self, texts: list[str]) -> np.ndarray:

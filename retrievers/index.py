@@ -1,9 +1,9 @@
 """One document's retriever: FAISS inner product over unit embeddings + BM25, fused by reciprocal rank.
 
 On disk, one folder per document:
-    meta.json      {"format_version", "doc_id", "embedder", "tokenizer", "content_hash", "chunks"}
+    meta.json      {"format_version", "doc_id", "embedder" (null: no dense side), "tokenizer", "content_hash", ...}
     chunks.jsonl   one Chunk per line, in index order
-    dense.faiss    faiss.IndexFlatIP over the chunk embeddings
+    dense.faiss    faiss.IndexFlatIP over the chunk embeddings (absent when "embedder" is null)
     bm25/          bm25s index of the tokenized chunks
 """
 
@@ -56,7 +56,13 @@ def rrf(rankings: list[np.ndarray], n: int, weights: list[float] | None = None) 
 
 class DocumentIndex:
     def __init__(
-        self, doc_id: str, chunks: list[Chunk], dense, lexical: LexicalIndex, embedder: Embedder, meta: dict
+        self,
+        doc_id: str,
+        chunks: list[Chunk],
+        dense,
+        lexical: LexicalIndex,
+        embedder: Embedder | None,
+        meta: dict,
     ):
         self.doc_id, self.chunks, self.dense, self.lexical = doc_id, chunks, dense, lexical
         self.embedder, self.meta = embedder, meta
@@ -66,19 +72,22 @@ class DocumentIndex:
         cls,
         doc_id: str,
         chunks: list[Chunk],
-        embedder: Embedder,
+        embedder: Embedder | None,
         tokenizer: str = NGRAM,
         content_hash: str | None = None,
     ) -> DocumentIndex:
+        """embedder=None builds BM25 only (see retrievers.build: MiniLM adds nothing measurable on Chinese)."""
         if not chunks:
             raise ValueError(f"document {doc_id!r} has no text chunks to index")
-        vectors = embedder.encode([c.text for c in chunks])
-        dense = faiss.IndexFlatIP(vectors.shape[1])
-        dense.add(vectors)
+        dense = None
+        if embedder is not None:
+            vectors = embedder.encode([c.text for c in chunks])
+            dense = faiss.IndexFlatIP(vectors.shape[1])
+            dense.add(vectors)
         meta = {
             "format_version": FORMAT_VERSION,
             "doc_id": doc_id,
-            "embedder": embedder.name,
+            "embedder": embedder.name if embedder is not None else None,
             "tokenizer": tokenizer,
             "content_hash": content_hash,
             "chunks": len(chunks),
@@ -94,7 +103,8 @@ class DocumentIndex:
         with (folder / "chunks.jsonl").open("w", encoding="utf-8") as fh:
             for c in self.chunks:
                 fh.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
-        faiss.write_index(self.dense, str(folder / "dense.faiss"))
+        if self.dense is not None:
+            faiss.write_index(self.dense, str(folder / "dense.faiss"))
         self.lexical.save(folder / "bm25")
         # meta last: its presence marks a complete index folder
         (folder / "meta.json").write_text(
@@ -119,15 +129,26 @@ class DocumentIndex:
             )
         lines = (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
         chunks = [Chunk(**json.loads(line)) for line in lines if line]
-        if embedder is None or embedder.name != meta["embedder"]:
-            embedder = get_embedder(meta["embedder"])
-        dense = faiss.read_index(str(folder / "dense.faiss"))
+        dense = None
+        if meta["embedder"] is None:
+            embedder = None
+        else:
+            if embedder is None or embedder.name != meta["embedder"]:
+                embedder = get_embedder(meta["embedder"])
+            dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = LexicalIndex.load(folder / "bm25", meta["tokenizer"])
         return cls(meta["doc_id"], chunks, dense, lexical, embedder, meta)
 
     # ---- search ---------------------------------------------------------------------------
+    @property
+    def has_dense(self) -> bool:
+        return self.dense is not None
+
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
+        """Cosine per chunk; -1 everywhere for a document indexed without a dense side."""
         n = len(self.chunks)
+        if self.dense is None:
+            return np.full(n, -1.0, dtype=np.float32)
         sims, ids = self.dense.search(query_vector.reshape(1, -1).astype(np.float32), n)
         out = np.full(n, -1.0, dtype=np.float32)
         keep = ids[0] >= 0
@@ -140,8 +161,13 @@ class DocumentIndex:
             raise ValueError(f"unknown search mode {mode!r}: use one of {MODES}")
         n = len(self.chunks)
         lexical = self.lexical.scores(query) if mode != "dense" else None
-        if mode == "bm25":
+        if mode == "bm25" or (mode == "hybrid" and self.dense is None):
             return lexical
+        if self.dense is None:
+            raise ValueError(
+                f"document {self.doc_id!r} has no dense index (built BM25-only): search it in hybrid or bm25 "
+                "mode, or rebuild with --dense all"
+            )
         if query_vector is None:
             query_vector = self.embedder.encode([query])[0]
         dense = self.dense_scores(query_vector)

@@ -8,6 +8,7 @@ is used only on pages that draw lines (a ruled table), and each of its pages is 
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import re
 from dataclasses import dataclass, field
@@ -19,9 +20,9 @@ import pypdfium2.raw as pdfium_c
 log = logging.getLogger(__name__)
 
 # Bump when parsing output changes: the build cache then re-parses every document.
-PARSER_VERSION = 3
-# A page with at least this many drawn paths probably holds a ruled table: worth a pdfplumber pass.
-MIN_PATHS_FOR_TABLE = 4
+PARSER_VERSION = 4
+# A page with rules both ways (points: thinner than THICKNESS, longer than LENGTH) may hold a ruled table.
+MIN_RULES, RULE_THICKNESS, RULE_LENGTH = 2, 4.0, 8.0
 # Header/footer detection: the first/last N lines of a page, repeating on at least this share of pages.
 RUNNING_EDGE, RUNNING_SHARE = 2, 0.5
 # Runs whose boxes overlap vertically by more than this share of the smaller height sit on one line.
@@ -171,16 +172,31 @@ class _LazyPlumber:
             self.pdf.close()
 
 
-def _object_counts(page) -> tuple[int, int]:
-    """(drawn paths, images) on the page, counted through the raw API to avoid per-object wrappers."""
-    paths = images = 0
+def _page_objects(page) -> tuple[bool, int]:
+    """(may hold a ruled table, number of images), read through the raw API without per-object wrappers.
+
+    pdfplumber finds ruled tables from the intersections of vertical and horizontal rules, so a page
+    without both (say, tables underlined row by row) cannot yield one and is never handed to it.
+    """
+    horizontal = vertical = boxes = images = 0
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
     for i in range(pdfium_c.FPDFPage_CountObjects(page)):
-        kind = pdfium_c.FPDFPageObj_GetType(pdfium_c.FPDFPage_GetObject(page, i))
-        if kind == pdfium_c.FPDF_PAGEOBJ_PATH:
-            paths += 1
-        elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+        obj = pdfium_c.FPDFPage_GetObject(page, i)
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
             images += 1
-    return paths, images
+        elif kind == pdfium_c.FPDF_PAGEOBJ_PATH and pdfium_c.FPDFPageObj_GetBounds(
+            obj, left, bottom, right, top
+        ):
+            width, height = right.value - left.value, top.value - bottom.value
+            if height < RULE_THICKNESS and width > RULE_LENGTH:
+                horizontal += 1
+            elif width < RULE_THICKNESS and height > RULE_LENGTH:
+                vertical += 1
+            elif width > RULE_LENGTH and height > RULE_LENGTH:
+                boxes += 1  # a rectangle or a whole grid drawn as one path
+    ruled = horizontal + boxes >= MIN_RULES and vertical + boxes >= MIN_RULES
+    return ruled, images
 
 
 def _parse_page(pdf, index: int, plumber: _LazyPlumber) -> Page:
@@ -188,7 +204,7 @@ def _parse_page(pdf, index: int, plumber: _LazyPlumber) -> Page:
     textpage = page.get_textpage()
     try:
         height = page.get_height()
-        paths, images = _object_counts(page)
+        ruled, images = _page_objects(page)
         runs = _text_runs(textpage)
     finally:
         textpage.close()
@@ -198,7 +214,7 @@ def _parse_page(pdf, index: int, plumber: _LazyPlumber) -> Page:
         result.scanned = images > 0
         return result
     tables = []
-    if paths >= MIN_PATHS_FOR_TABLE:
+    if ruled:
         try:
             tables = [(bbox, rows) for bbox, rows in plumber.tables(index) if _useful(rows)]
         except Exception as exc:  # a table pass that fails still leaves the page's text

@@ -18,7 +18,7 @@ import numpy as np
 
 from retrievers.catalog import Catalog
 from retrievers.embedding import Embedder, get_embedder
-from retrievers.index import DocumentIndex, rrf
+from retrievers.index import DocumentIndex, dense_weight, rrf
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,9 @@ class IndexStore:
         return self.manifest.get("failures", {})
 
     # ---- loading --------------------------------------------------------------------------
-    def _embedder(self, name: str) -> Embedder:
+    def _embedder(self, name: str | None) -> Embedder | None:
+        if name is None:
+            return None
         if name not in self._embedders:
             self._embedders[name] = get_embedder(name)
         return self._embedders[name]
@@ -117,10 +119,14 @@ class IndexStore:
             except DocumentNotIndexed as exc:
                 log.warning("%s", exc)
                 continue
-            name = idx.embedder.name
-            if name not in vectors:
-                vectors[name] = idx.embedder.encode([query])[0]
-            d, lx = idx.dense_scores(vectors[name]), idx.lexical.scores(query)
+            if idx.embedder is None:
+                d = idx.dense_scores(None)
+            else:
+                name = idx.embedder.name
+                if name not in vectors:
+                    vectors[name] = idx.embedder.encode([query])[0]
+                d = idx.dense_scores(vectors[name])
+            lx = idx.lexical.scores(query)
             top = lx.max() if len(lx) else 0.0
             owners += [(idx, i) for i in range(len(idx.chunks))]
             dense.append(d)
@@ -129,9 +135,14 @@ class IndexStore:
             return []
         dense_all, lexical_all = np.concatenate(dense), np.concatenate(lexical)
         hits = np.flatnonzero(lexical_all > 0)
+        embedded = np.flatnonzero(dense_all > -1.0)  # chunks of BM25-only documents have no dense rank
         fused = rrf(
-            [np.argsort(-dense_all, kind="stable"), hits[np.argsort(-lexical_all[hits], kind="stable")]],
+            [
+                embedded[np.argsort(-dense_all[embedded], kind="stable")],
+                hits[np.argsort(-lexical_all[hits], kind="stable")],
+            ],
             len(owners),
+            weights=[dense_weight(query), 1.0],
         )
         order = np.argsort(-fused, kind="stable")[:k]
         return [owners[i][0].passage(owners[i][1], float(fused[i])) for i in order]

@@ -46,10 +46,10 @@ def test_broken_documents_are_reported_and_the_rest_is_built(tiny_collection):
 def test_unchanged_documents_are_never_rebuilt(tiny_collection, writers):
     _build(tiny_collection, workers=1)
     folder = doc_folder(tiny_collection["index"], "zh1")
-    stamp = (folder / "dense.faiss").stat().st_mtime_ns
+    stamp = (folder / "meta.json").stat().st_mtime_ns
     again = _build(tiny_collection, workers=1)
     assert {r.doc_id for r in again.results if r.status == "cached"} == {"zh1", "en1"}
-    assert (folder / "dense.faiss").stat().st_mtime_ns == stamp
+    assert (folder / "meta.json").stat().st_mtime_ns == stamp
     writers.column(tiny_collection["pdf_dir"] / "zh1.pdf")  # zh1's content changes
     third = _build(tiny_collection, workers=1)
     assert {r.doc_id: r.status for r in third.results if r.status != "failed"} == {
@@ -78,3 +78,38 @@ def test_store_searches_lazily_reports_unindexed_documents_and_is_shared(tiny_co
     assert {p.doc_id for p in store.search_pooled("资本充足率", k=2, doc_ids=["zh1", "enc"])} == {"zh1"}
     assert copy.deepcopy(store) is store
     assert copy.deepcopy({"s": store})["s"] is store
+
+
+def test_dense_policy_embeds_english_documents_by_default(tiny_collection):
+    c = tiny_collection
+    build_index(
+        Catalog.load(c["catalog"]),
+        c["pdf_dir"],
+        c["index"],
+        workers=1,
+        embedder="hashing-256",
+        progress=False,
+    )
+    assert (doc_folder(c["index"], "en1") / "dense.faiss").is_file()
+    assert not (doc_folder(c["index"], "zh1") / "dense.faiss").exists()
+    store = IndexStore.open(c["index"])
+    assert "15.44%" in store.search("zh1", "资本充足率", k=1)[0].text  # hybrid falls back to BM25
+    with pytest.raises(ValueError, match="no dense index.*--dense all"):
+        store.search("zh1", "资本充足率", mode="dense")
+    assert store.search_pooled("资本充足率 total assets", k=2)  # mixed documents pool without error
+    again = build_index(
+        Catalog.load(c["catalog"]),
+        c["pdf_dir"],
+        c["index"],
+        workers=1,
+        embedder="hashing-256",
+        dense="all",
+        progress=False,
+    )
+    assert {r.doc_id: r.status for r in again.results if r.status != "failed"} == {
+        "zh1": "built",
+        "en1": "cached",
+    }
+    assert IndexStore.open(c["index"]).search("zh1", "资本充足率", k=1, mode="dense")[0].page == 1
+    with pytest.raises(ValueError, match="use one of auto, all, none"):
+        build_index(Catalog.load(c["catalog"]), c["pdf_dir"], c["index"], dense="some")
