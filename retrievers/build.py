@@ -25,7 +25,7 @@ from pathlib import Path
 
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.chunking import CHUNKER_VERSION
-from retrievers.embedding import HASHING, MINILM
+from retrievers.embedding import HASHING, MINILM, import_embedder_libraries, model_in_use
 from retrievers.index import FORMAT_VERSION
 from retrievers.lexical import JIEBA, LEXICAL_VERSION, NGRAM
 from retrievers.pdf import PARSER_VERSION
@@ -99,6 +99,27 @@ def _is_current(folder: Path, content_hash: str, embedder: str | None, tokenizer
     return meta if same else None
 
 
+def cached_result(
+    doc_id: str, pdf: str, folder: str, embedder_name: str | None, tokenizer: str
+) -> DocResult | None:
+    """The result of an earlier build when the file, embedder, tokenizer and pipeline are unchanged."""
+    pdf_path = Path(pdf)
+    if not pdf_path.is_file() or not (Path(folder) / "meta.json").is_file():
+        return None
+    content_hash = file_hash(pdf_path)
+    meta = _is_current(Path(folder), content_hash, embedder_name, tokenizer)
+    if meta is None:
+        return None
+    return DocResult(
+        doc_id,
+        "cached",
+        pages=meta.get("pages", 0),
+        chunks=meta["chunks"],
+        content_hash=content_hash,
+        scanned_pages=meta.get("scanned_pages", 0),
+    )
+
+
 def build_document(
     doc_id: str, pdf: str, folder: str, embedder_name: str | None, tokenizer: str
 ) -> DocResult:
@@ -116,12 +137,10 @@ def build_document(
             raise ParseError(
                 "missing", f"no file at {pdf_path}", "put the PDF there or give its path in the catalog"
             )
+        cached = cached_result(doc_id, pdf, folder, embedder_name, tokenizer)
+        if cached is not None:
+            return cached
         result.content_hash = file_hash(pdf_path)
-        meta = _is_current(out, result.content_hash, embedder_name, tokenizer)
-        if meta is not None:
-            result.status, result.chunks = "cached", meta["chunks"]
-            result.pages, result.scanned_pages = meta.get("pages", 0), meta.get("scanned_pages", 0)
-            return result
         parsed = parse_pdf(pdf_path)
         chunks = chunk_pages(parsed.pages)
         result.pages, result.scanned_pages, result.warnings = (
@@ -171,6 +190,11 @@ def wants_dense(doc: Document, policy: str) -> bool:
     return policy == "all" or (policy == "auto" and doc.language == "en")
 
 
+def _expected_cost(job: tuple) -> tuple[bool, int]:
+    path = Path(job[1])
+    return bool(job[3]), path.stat().st_size if path.is_file() else 0
+
+
 def _worker_init():
     os.environ.setdefault("COLLATE_TORCH_THREADS", "1")  # one thread per process: the pool is the parallelism
 
@@ -206,18 +230,35 @@ def build_index(
     ]
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
     results: list[DocResult] = []
-    if workers == 1 or len(jobs) <= 1:
-        for job in jobs:
+    stale = []
+    for (
+        job
+    ) in jobs:  # the cache check is a hash of the file: cheap, done here so workers start only if needed
+        cached = cached_result(*job)
+        if cached is None:
+            stale.append(job)
+        else:
+            results.append(cached)
+            bar.update()
+    if not stale:
+        pass
+    elif workers == 1 or len(stale) == 1:
+        for job in stale:
             results.append(build_document(*job))
             bar.update()
     else:
-        # fork is cheap, but unsafe once torch has started its threads in this process
-        method = "spawn" if "torch" in sys.modules else "fork"
+        # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
+        method = "spawn" if model_in_use() else "fork"
+        if method == "fork" and any(job[3] for job in stale):
+            import_embedder_libraries()  # ~5 s of imports done once here, inherited by every worker
         context = multiprocessing.get_context(method)
         with ProcessPoolExecutor(
-            min(workers, len(jobs)), mp_context=context, initializer=_worker_init
+            min(workers, len(stale)), mp_context=context, initializer=_worker_init
         ) as pool:
-            futures = [pool.submit(build_document, *job) for job in jobs]
+            # heaviest first (embedded, then large files), so no worker is left with a long tail alone
+            futures = [
+                pool.submit(build_document, *job) for job in sorted(stale, key=_expected_cost, reverse=True)
+            ]
             for future in as_completed(futures):
                 results.append(future.result())
                 bar.update()

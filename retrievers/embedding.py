@@ -43,6 +43,17 @@ def _load_minilm():
     )
 
 
+def import_embedder_libraries() -> None:
+    """Import torch and sentence-transformers without running anything: safe to fork afterwards."""
+    import sentence_transformers  # noqa: F401
+    import torch  # noqa: F401
+
+
+def model_in_use() -> bool:
+    """True once the model was loaded in this process (then forking it is no longer safe)."""
+    return _load_minilm.cache_info().currsize > 0
+
+
 class MiniLMEmbedder(Embedder):
     name, dim = MINILM, 384
 
