@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     for doc_id, query in queries:
         try:
             passages = store.search(doc_id, query, k=args.k, mode=args.mode)
-        except (DocumentNotIndexed, KeyError, IndexVersionError) as exc:
+        except (DocumentNotIndexed, KeyError, IndexVersionError, ValueError) as exc:
             print(f"warning: {str(exc).strip(chr(34))}", file=sys.stderr)
             passages = []
         if args.json:

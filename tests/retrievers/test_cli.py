@@ -39,6 +39,16 @@ def test_build_then_search_one_document_and_a_batch(tiny_collection, tmp_path, c
     assert "Net income" in results[0][0]["text"] and results[2][0]["page"] == 2
     assert "enc" in captured.err and "encrypted" in captured.err
 
+    # a Chinese document is BM25-only by default: dense mode says so instead of failing
+    assert (
+        search.main(
+            ["--index", str(c["index"]), "--doc", "zh1", "--query", "资本", "--mode", "dense", "--json"]
+        )
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == [] and "--dense all" in captured.err
+
 
 def test_bad_arguments_and_missing_index_exit_non_zero(tiny_collection, tmp_path, capsys):
     c = tiny_collection
