@@ -27,16 +27,13 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_outputs import table_rows, write_outputs
 from evaluate.score import score_items
+from programs.cli_inputs import BadInput, open_store
 from programs.settings import NoLMConfigured, Settings, build_lm, configure
 
 logger = logging.getLogger(__name__)
 
 FLAT_VARIANTS = {"flat-rag": True, "flat-rag-plain": False}  # name -> with document metadata
 UNCOMPILED = "uncompiled"
-
-
-class BadInput(ValueError):
-    """A user error: one line on stderr naming the fix, exit 2."""
 
 
 @dataclass
@@ -248,19 +245,6 @@ def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) ->
     if missing:
         logger.warning("%d of %d documents are not in the index; questions over them will fail", len(missing),
                        len(wanted))  # fmt: skip
-
-
-def open_store(index_dir: str):
-    path = Path(index_dir)
-    if not path.is_dir():
-        raise BadInput(f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
-                       f"--pdf-dir PDFS --index {path}")  # fmt: skip
-    from retrievers.store import IndexStore
-
-    try:
-        return IndexStore.open(path)
-    except (OSError, ValueError, LookupError) as e:
-        raise BadInput(f"cannot open index {path}: {e}; rebuild it with python -m retrievers.build") from None
 
 
 if __name__ == "__main__":

@@ -29,16 +29,13 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with
+from programs.cli_inputs import BadInput, open_store
 from programs.settings import NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 DEFAULT_THRESHOLD = {"program": 0.75, "extractor": 1.0}  # bootstrap keeps a trace as a demo at or above this
-
-
-class BadInput(ValueError):
-    """A user error: one line on stderr naming the fix, exit 2."""
 
 
 @dataclass
@@ -244,19 +241,6 @@ def main(argv=None) -> int:
     print(f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
           f"--split test --seed {args.seed}")
     return 0
-
-
-def open_store(index_dir: str):
-    path = Path(index_dir)
-    if not path.is_dir():
-        raise BadInput(f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
-                       f"--pdf-dir PDFS --index {path}")  # fmt: skip
-    from retrievers.store import IndexStore
-
-    try:
-        return IndexStore.open(path)
-    except (OSError, ValueError, LookupError) as e:
-        raise BadInput(f"cannot open index {path}: {e}; rebuild it with python -m retrievers.build") from None
 
 
 if __name__ == "__main__":

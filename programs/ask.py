@@ -18,14 +18,11 @@ from pathlib import Path
 
 import dspy
 
+from programs.cli_inputs import BadInput, open_store
 from programs.settings import NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
 VISIBLE_METADATA = ("id", "symbol", "year", "doctype")
-
-
-class BadInput(ValueError):
-    """A user error: printed as one line naming the fix, exit 2."""
 
 
 def parse_args(argv):
@@ -64,18 +61,6 @@ def dataset_scope(path: str, question_id: str | None) -> tuple[str, list[str]]:
             visible = [{k: row.get(k) for k in VISIBLE_METADATA} for row in item.get("metadata") or []]
             return str(item.get("question") or ""), [str(row["id"]) for row in visible if row.get("id")]
     raise BadInput(f"question_id {question_id!r} is not in {path}; list ids with: jq '.[].question_id' {path}")
-
-
-def open_store(index_dir: str):
-    """The index (lazy import: building it is not this module's business)."""
-    if not (Path(index_dir) / "catalog.sqlite").exists() and not Path(index_dir).is_dir():
-        raise BadInput(f"no index at {index_dir}; build one with: python -m retrievers.build --out {index_dir} ...")
-    from retrievers.store import IndexStore
-
-    try:
-        return IndexStore.open(index_dir)
-    except (OSError, ValueError, LookupError) as e:
-        raise BadInput(f"cannot open index {index_dir}: {e}; rebuild it with python -m retrievers.build") from None
 
 
 class Progress:
