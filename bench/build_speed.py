@@ -8,6 +8,7 @@ On the same documents and the same number of processes, in one run:
   build     `python -m retrievers.build` end to end, a fresh index      pages/s, ratio to baseline (target >= 2x)
             (process start, model load, parse, chunk, embed, index, manifest: everything a user waits for)
   rebuild   the same command again, nothing changed                     seconds, share of build (target < 10%)
+  CPU       the same in CPU-seconds (user + system of all child processes): steadier under shared load
   memory    peak PSS (and RSS) summed over the build's process tree (sampled /proc every 50 ms; target < 2 GB)
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,11 +46,18 @@ def _parse_pages(path: str) -> int:
     return len(parse_pdf(path).pages)
 
 
-def _timed_pool(fn, paths: list[str], workers: int) -> tuple[int, float]:
-    start = time.perf_counter()
+def _child_cpu() -> float:
+    """CPU seconds (user + system) of all children and grandchildren reaped so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed_pool(fn, paths: list[str], workers: int) -> tuple[int, float, float]:
+    """Pages, wall seconds, CPU seconds of running `fn` over the files in a process pool."""
+    cpu, start = _child_cpu(), time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
         pages = sum(pool.map(fn, paths))
-    return pages, time.perf_counter() - start
+    return pages, time.perf_counter() - start, _child_cpu() - cpu
 
 
 def _pss(pid: int) -> int:
@@ -96,9 +105,9 @@ def _tree_memory(root: int) -> tuple[int, int]:
     return rss, pss
 
 
-def _run_build(args: list[str]) -> tuple[float, tuple[int, int], str]:
-    """Wall seconds, peak tree (RSS, PSS) in bytes, and stdout of one build subprocess."""
-    start = time.perf_counter()
+def _run_build(args: list[str]) -> tuple[float, float, tuple[int, int], str]:
+    """Wall seconds, CPU seconds, peak tree (RSS, PSS) in bytes, and stdout of one build subprocess."""
+    cpu, start = _child_cpu(), time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "retrievers.build", *args, "--no-progress"],
         cwd=ROOT,
@@ -121,7 +130,7 @@ def _run_build(args: list[str]) -> tuple[float, tuple[int, int], str]:
     sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"build failed ({proc.returncode}): {err[-2000:]}")
-    return time.perf_counter() - start, (peak[0], peak[1]), out
+    return time.perf_counter() - start, _child_cpu() - cpu, (peak[0], peak[1]), out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         subset = Path(tmp) / "catalog.jsonl"
         subset.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-        base_pages, base_s = _timed_pool(_plumber_pages, paths, args.workers)
-        parse_pages, parse_s = _timed_pool(_parse_pages, paths, args.workers)
+        base_pages, base_s, base_cpu = _timed_pool(_plumber_pages, paths, args.workers)
+        parse_pages, parse_s, parse_cpu = _timed_pool(_parse_pages, paths, args.workers)
         build_args = [
             "--catalog",
             str(subset),
@@ -157,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             str(Path(tmp) / "index"),
         ]
         build_args += ["--workers", str(args.workers), "--dense", args.dense]
-        build_s, build_peak, build_out = _run_build(build_args)
-        rebuild_s, rebuild_peak, rebuild_out = _run_build(build_args)
+        build_s, build_cpu, build_peak, build_out = _run_build(build_args)
+        rebuild_s, rebuild_cpu, rebuild_peak, rebuild_out = _run_build(build_args)
     base_rate, parse_rate = base_pages / base_s, parse_pages / parse_s
     build_rate = parse_pages / build_s
     print(
@@ -180,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         f"peak memory of the build process tree: PSS {build_peak[1] / 2**30:.2f} GB (target < 2 GB), "
         f"RSS summed {build_peak[0] / 2**30:.2f} GB (counts shared libraries once per process); "
         f"rebuild PSS {rebuild_peak[1] / 2**30:.2f} GB"
+    )
+    # CPU seconds move much less than wall seconds when other jobs share the cores
+    print(
+        f"CPU-seconds per page: baseline {base_cpu / base_pages * 1000:.1f} ms, parse {parse_cpu / parse_pages * 1000:.1f} ms "
+        f"({base_cpu / parse_cpu:.1f}x less), build {build_cpu / parse_pages * 1000:.1f} ms ({base_cpu / build_cpu:.1f}x less), "
+        f"rebuild {rebuild_cpu:.2f} s = {100 * rebuild_cpu / build_cpu:.1f}% of build"
     )
     return 0
 
