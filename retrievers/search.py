@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         store = IndexStore.open(args.index)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, IndexVersionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.doc and args.doc not in store.catalog:

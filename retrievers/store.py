@@ -18,7 +18,7 @@ import numpy as np
 
 from retrievers.catalog import Catalog
 from retrievers.embedding import Embedder, get_embedder
-from retrievers.index import DocumentIndex, dense_weight, rrf
+from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, dense_weight, rrf
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,14 @@ class IndexStore:
             raise FileNotFoundError(
                 f"no index folder at {index_dir}: build one with python -m retrievers.build"
             )
-        return cls(index_dir, Catalog.open(index_dir), read_manifest(index_dir), cache_size)
+        manifest = read_manifest(index_dir)
+        version = manifest.get("format_version", FORMAT_VERSION)
+        if version != FORMAT_VERSION:
+            raise IndexVersionError(
+                f"index {index_dir} has format version {version}, this code reads version {FORMAT_VERSION}: "
+                "rebuild it with python -m retrievers.build (unchanged files are re-indexed, not re-downloaded)"
+            )
+        return cls(index_dir, Catalog.open(index_dir), manifest, cache_size)
 
     def __deepcopy__(self, memo):
         return self  # big, read-only, shared by every program copy

@@ -113,3 +113,38 @@ def test_dense_policy_embeds_english_documents_by_default(tiny_collection):
     assert IndexStore.open(c["index"]).search("zh1", "资本充足率", k=1, mode="dense")[0].page == 1
     with pytest.raises(ValueError, match="use one of auto, all, none"):
         build_index(Catalog.load(c["catalog"]), c["pdf_dir"], c["index"], dense="some")
+
+
+def test_store_survives_a_dspy_program_deepcopy_and_refuses_another_format(tiny_collection):
+    import dspy
+
+    from retrievers.index import IndexVersionError
+
+    _build(tiny_collection, workers=1)
+    store = IndexStore.open(tiny_collection["index"])
+
+    class Holder(dspy.Module):
+        def __init__(self):
+            super().__init__()
+            self.store = store
+            self.step = dspy.Predict("question -> answer")
+
+    copied = Holder().deepcopy()
+    assert copied.store is store
+    manifest_path = tiny_collection["index"] / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["format_version"] = 99
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(IndexVersionError, match="format version 99.*rebuild"):
+        IndexStore.open(tiny_collection["index"])
+
+
+def test_catalog_paths_resolve_against_the_catalog_folder(tmp_path, writers):
+    from retrievers.build import resolve_pdf
+    from signatures.types import Document
+
+    (tmp_path / "files").mkdir()
+    writers.column(tmp_path / "files" / "a.pdf")
+    doc = Document(id="a", symbol="X", year=2022, doctype="US Stock Annual Report", path="files/a.pdf")
+    assert resolve_pdf(doc, tmp_path / "pdf", tmp_path) == tmp_path / "files" / "a.pdf"
+    assert resolve_pdf(doc.model_copy(update={"path": None}), tmp_path / "pdf") == tmp_path / "pdf" / "a.pdf"
