@@ -12,11 +12,12 @@ from dataclasses import asdict, dataclass
 from retrievers.pdf import Page
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece.
 TARGET_CHARS = 420
 MAX_CHARS = 700
 MAX_HEADING_CHARS = 60
+MIN_WRAPPED_CHARS = 20  # shorter lines ended where the writer ended them, not at the margin
 
 _HEADING = re.compile(
     r"^(第[一二三四五六七八九十百零\d]+[节章部分条]"  # 第三节 管理层讨论与分析
@@ -85,12 +86,25 @@ class _Builder:
         self.lines, self.size = [], 0
 
 
+def _wrapped(prev: str, line: str) -> bool:
+    """Does `line` continue Chinese prose that the page wrapped after `prev`?
+
+    A wrapped line is long and has no cell gaps; a table row ("项目 2021年 2020年") has spaces
+    between its cells and must keep its line break, or its last cell runs into the next row's label.
+    """
+    return (
+        len(prev) >= MIN_WRAPPED_CHARS
+        and " " not in prev
+        and bool(_HAN.match(prev[-1]) and _HAN.match(line[0]))
+        and not is_heading(prev)
+    )
+
+
 def _join_wrapped(lines: list[str]) -> str:
     """Rejoin prose that the page wrapped: Chinese runs on without a break, so "消费\n者" is "消费者" again."""
     text = lines[0]
     for prev, line in zip(lines, lines[1:], strict=False):
-        glue = "" if _HAN.match(prev[-1]) and _HAN.match(line[0]) and not is_heading(prev) else "\n"
-        text += glue + line
+        text += ("" if _wrapped(prev, line) else "\n") + line
     return text
 
 

@@ -55,3 +55,28 @@ def test_text_runs_across_pages_within_a_section_and_chunks_stay_bounded():
 def test_upper_case_statement_titles_with_a_unit_note_are_headings():
     assert is_heading("CONSOLIDATED STATEMENTS OF OPERATIONS (in thousands)")
     assert not is_heading("Net sales (in thousands) 359,378")
+
+
+def test_wrapped_chinese_prose_is_rejoined_but_table_rows_keep_their_breaks():
+    prose = "本行持续推进数字化转型，提升服务效率，客户满意度持续提升，消费"
+    pages = [
+        Page(
+            1,
+            [
+                Block(
+                    "text",
+                    [
+                        "二、客户权益保护",
+                        prose,
+                        "者权益保护工作稳步推进。",
+                        "项目 2021年 2020年",
+                        "资本充足率 15.88% 16.70%",
+                    ],
+                )
+            ],
+        )
+    ]
+    text = chunk_pages(pages)[0].text
+    assert "消费者权益保护" in text
+    assert "2020年\n资本充足率 15.88%" in text
+    assert text.startswith("二、客户权益保护\n")
