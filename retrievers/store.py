@@ -48,6 +48,9 @@ class IndexStore:
         self._cache: OrderedDict[str, DocumentIndex] = OrderedDict()
         self._embedders: dict[str, Embedder] = {}
         self._lock = threading.Lock()
+        # Loads are serialized: np.load parses .npy headers with ast.literal_eval, which is not thread-safe
+        # on CPython 3.11 ("AST constructor recursion depth mismatch" under concurrent extraction threads).
+        self._load_lock = threading.Lock()
 
     @classmethod
     def open(cls, index_dir: str | Path, cache_size: int = 64) -> IndexStore:
@@ -92,7 +95,11 @@ class IndexStore:
             failure = self.failures().get(doc_id)
             why = f"{failure['kind']}: {failure['message']}; {failure['fix']}" if failure else "not built yet"
             raise DocumentNotIndexed(f"document {doc_id!r} has no index ({why})")
-        loaded = DocumentIndex.load(folder, self._embedder(meta["embedder"]))
+        with self._load_lock:
+            with self._lock:
+                if doc_id in self._cache:  # another thread loaded it while this one waited
+                    return self._cache[doc_id]
+            loaded = DocumentIndex.load(folder, self._embedder(meta["embedder"]))
         with self._lock:
             self._cache[doc_id] = loaded
             while len(self._cache) > self.cache_size:
