@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from evaluate import run as evaluate_run
+from programs.cli_inputs import add_lm_arguments, lm_overrides
 from programs.settings import NoLMConfigured, Settings
 
 logger = logging.getLogger(__name__)
@@ -68,9 +69,7 @@ def parse_args(argv):
     p.add_argument("--out", default="demo", help="demo folder: corpus/, index/, runs/ (default ./demo)")
     p.add_argument("--limit", type=int, default=10, help="questions to answer (default 10; 0 = all)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
-    p.add_argument("--lm", help="model id (COLLATE_LM), e.g. openai/gpt-4.1-mini")
-    p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
-    p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    add_lm_arguments(p)
     return p.parse_args(argv)
 
 
@@ -96,7 +95,7 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     try:
-        Settings.from_env({"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key})
+        Settings.from_env(lm_overrides(args))
     except NoLMConfigured as e:
         print(f"error: {e}", file=sys.stderr)
         print(f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",

@@ -27,7 +27,7 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_outputs import table_rows, write_outputs
 from evaluate.score import score_items
-from programs.cli_inputs import BadInput, open_store
+from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from programs.settings import NoLMConfigured, Settings, build_lm, configure
 
 logger = logging.getLogger(__name__)
@@ -184,9 +184,7 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0, help="seed of the split (default 0)")
     p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
-    p.add_argument("--lm", help="model id (COLLATE_LM), e.g. openai/gpt-4.1-mini")
-    p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
-    p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    add_lm_arguments(p)
     p.add_argument("--judge", help="judge model (COLLATE_LM_JUDGE; default the main LM)")
     p.add_argument("--no-judge", action="store_true", help="leave what the matcher cannot decide undecided")
     p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
@@ -207,8 +205,7 @@ def main(argv=None) -> int:
     try:
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
-        settings = Settings.from_env({"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key,
-                                      "lm_judge": args.judge})  # fmt: skip
+        settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
         items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
         store = open_store(args.index)
         check_coverage(items, store, args.dataset, args.index)

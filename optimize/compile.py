@@ -29,7 +29,7 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with
-from programs.cli_inputs import BadInput, open_store
+from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from programs.settings import NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
@@ -187,9 +187,7 @@ def parse_args(argv):
                    "(default 0.75 program, 1.0 extractor)")
     p.add_argument("--final-weight", type=float, default=0.5,
                    help="program stage: weight of final accuracy vs cell accuracy in the metric (default 0.5)")
-    p.add_argument("--lm", help="model id (COLLATE_LM); GEPA reflects with it too")
-    p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
-    p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    add_lm_arguments(p, model_help="model id (COLLATE_LM); GEPA reflects with it too")
     p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
     p.add_argument("-v", "--verbose", action="store_true")
     return p.parse_args(argv)
@@ -209,7 +207,7 @@ def main(argv=None) -> int:
             raise BadInput(f"--limit must be at least 1 (got {args.limit})")
         if not 0 <= args.final_weight <= 1:
             raise BadInput(f"--final-weight must be between 0 and 1 (got {args.final_weight})")
-        settings = Settings.from_env({"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key})
+        settings = Settings.from_env(lm_overrides(args))
         items = load_dataset(args.dataset)
         store = open_store(args.index)
         program = analyst_without_fact_reuse(settings, store)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import dspy
 
-from programs.cli_inputs import BadInput, open_store
+from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from programs.settings import NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
@@ -35,9 +35,7 @@ def parse_args(argv):
     p.add_argument("--run-dir", help="write the stage trace and run_log.json here")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the answer text")
     p.add_argument("--baseline", choices=["flat", "flat-meta"], help="run the flat-RAG baseline instead")
-    p.add_argument("--lm", help="model id (COLLATE_LM), e.g. openai/gpt-4.1-mini")
-    p.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
-    p.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    add_lm_arguments(p)
     for stage in ("planner", "extractor", "normalizer", "coder", "answer"):
         p.add_argument(f"--lm-{stage}", help=f"model for the {stage} stage (COLLATE_LM_{stage.upper()})")
     p.add_argument("--concurrency", type=int, help="documents extracted at once (COLLATE_CONCURRENCY, default 8)")
@@ -120,7 +118,7 @@ def main(argv=None) -> int:
             raise BadInput("--question-id needs --dataset DS.json")
         if not question:
             raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
-        overrides = {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key, "k": args.k,
+        overrides = {**lm_overrides(args), "k": args.k,
                      "concurrency": args.concurrency, "fact_store": args.fact_store,
                      **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ("planner", "extractor", "normalizer", "coder",
                                                                      "answer")}}  # fmt: skip

@@ -21,3 +21,15 @@ def open_store(index_dir: str | Path):
         return IndexStore.open(path)
     except (OSError, ValueError, LookupError) as e:
         raise BadInput(f"cannot open index {path}: {e}; rebuild it with python -m retrievers.build") from None
+
+
+def add_lm_arguments(parser, model_help: str = "model id (COLLATE_LM), e.g. openai/gpt-4.1-mini") -> None:
+    """The connection flags every LM-using command takes; each overrides its COLLATE_* variable."""
+    parser.add_argument("--lm", help=model_help)
+    parser.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
+    parser.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+
+
+def lm_overrides(args) -> dict:
+    """The Settings overrides of add_lm_arguments' flags (None = keep the environment's)."""
+    return {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key}
