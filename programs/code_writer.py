@@ -1,7 +1,7 @@
 """CodeWriter: pandas code over ALL normalized records, run in the sandbox, fixed on error.
 
-The writer sees the schema, a few sample records and the question; programs.sandbox.run_code runs
-the code over every record. On an error (or a hit limit) the code and the error go back to the
+The writer sees the schema, a few sample records and the question; the sandbox (programs.sandbox)
+runs the code over every record, in a process started while the LM writes the code. On an error (or a hit limit) the code and the error go back to the
 fixer, up to `settings.code_rounds` times.
 """
 
@@ -28,11 +28,11 @@ def strip_fences(text: str | None) -> str:
     return re.sub(r"^```[a-zA-Z0-9_+-]*|```$", "", text.strip()).strip()
 
 
-def run_in_sandbox(code: str, records: list[dict], timeout: float):
-    """Indirection so the sandbox module is imported only when code actually runs."""
-    from programs.sandbox import run_code
+def start_sandbox(records: list[dict]):
+    """A sandbox process warming up for `records` (imported lazily: only when code will run)."""
+    from programs.sandbox import prepare
 
-    return run_code(code, records, timeout=timeout)
+    return prepare(records)
 
 
 class CodeWriter(dspy.Module):
@@ -42,46 +42,61 @@ class CodeWriter(dspy.Module):
         self.write_code = dspy.Predict(WriteAnalysisCode)
         self.fix_code = dspy.Predict(FixAnalysisCode)
 
+    # Each attempt's sandbox is started BEFORE its LM call (write_code / fix_code) so the process
+    # start-up (bwrap, interpreter, pandas, DataFrame) overlaps the call; each attempt gets a fresh
+    # process, and one left unused (the call failed) is closed in `finally`.
+
     def forward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
         attempts: list[dict] = []
+        sandbox = start_sandbox(records)
         try:
-            code = strip_fences(self.write_code(question=question, columns=columns, sample_records=self.sample(records)).code)
-        except Exception as e:
-            return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
-        for round_ in range(int(self.resources.settings.code_rounds) + 1):
-            outcome = self.execute(code, records, attempts)
-            if outcome.ok or round_ == int(self.resources.settings.code_rounds):
-                break
             try:
-                code = strip_fences(self.fix_code(question=question, columns=columns, code=code,
-                                                  error=problem(outcome)).fixed_code)  # fmt: skip
+                reply = self.write_code(question=question, columns=columns, sample_records=self.sample(records))
+                code = strip_fences(reply.code)
             except Exception as e:
-                return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
-        return self.done(attempts)
+                return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
+            for round_ in range(int(self.resources.settings.code_rounds) + 1):
+                outcome = self.execute(sandbox, code, attempts)
+                if outcome.ok or round_ == int(self.resources.settings.code_rounds):
+                    break
+                sandbox = start_sandbox(records)
+                try:
+                    code = strip_fences(self.fix_code(question=question, columns=columns, code=code,
+                                                      error=problem(outcome)).fixed_code)  # fmt: skip
+                except Exception as e:
+                    return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
+            return self.done(attempts)
+        finally:
+            sandbox.close()  # a no-op after it ran; kills one whose code never came
 
     async def aforward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
         attempts: list[dict] = []
+        sandbox = start_sandbox(records)
         try:
-            reply = await self.write_code.acall(question=question, columns=columns, sample_records=self.sample(records))
-            code = strip_fences(reply.code)
-        except Exception as e:
-            return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
-        for round_ in range(int(self.resources.settings.code_rounds) + 1):
-            outcome = self.execute(code, records, attempts)
-            if outcome.ok or round_ == int(self.resources.settings.code_rounds):
-                break
             try:
-                reply = await self.fix_code.acall(question=question, columns=columns, code=code, error=problem(outcome))
-                code = strip_fences(reply.fixed_code)
+                reply = await self.write_code.acall(question=question, columns=columns, sample_records=self.sample(records))
+                code = strip_fences(reply.code)
             except Exception as e:
-                return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
-        return self.done(attempts)
+                return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
+            for round_ in range(int(self.resources.settings.code_rounds) + 1):
+                outcome = self.execute(sandbox, code, attempts)
+                if outcome.ok or round_ == int(self.resources.settings.code_rounds):
+                    break
+                sandbox = start_sandbox(records)
+                try:
+                    reply = await self.fix_code.acall(question=question, columns=columns, code=code, error=problem(outcome))
+                    code = strip_fences(reply.fixed_code)
+                except Exception as e:
+                    return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
+            return self.done(attempts)
+        finally:
+            sandbox.close()
 
     def sample(self, records: list[dict]) -> list[dict]:
         return records[: int(self.resources.settings.sample_records)]
 
-    def execute(self, code: str, records: list[dict], attempts: list[dict]):
-        outcome = run_in_sandbox(code, records, float(self.resources.settings.sandbox_timeout))
+    def execute(self, sandbox, code: str, attempts: list[dict]):
+        outcome = sandbox.run(code, float(self.resources.settings.sandbox_timeout))
         attempts.append({"code": code, "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                          "limit": outcome.limit})  # fmt: skip
         if not outcome.ok:

@@ -93,21 +93,40 @@ def _status_messages(buffer: bytearray) -> list[dict]:
     return messages
 
 
+def _control_messages(buffer: bytearray) -> list[str]:
+    lines = []
+    while b"\n" in buffer:
+        line, _, rest = bytes(buffer).partition(b"\n")
+        buffer[:] = rest
+        lines.append(line.decode("ascii", errors="replace").strip())
+    return lines
+
+
 def watch(
     argv: list[str],
     env: dict[str, str],
     cwd: str,
     status_fds: tuple[int, int],
-    timeout: float,
+    stdin_fd: int,
+    control_fd: int,
     startup_timeout: float,
+    code_wait: float,
     output_cap: int,
 ) -> Outcome:
+    """Start the runner and watch it to the end. Owns (closes) status_fds, stdin_fd and control_fd.
+
+    Phases and their clocks: start-up until the runner says "warm" (`startup_timeout`); waiting for
+    the code (`code_wait`, the LM may still be writing it); once the host says "run <timeout>" on the
+    control pipe (it has written the code to the runner's stdin), start-up again until "ready";
+    then the user's `timeout`. "cancel" or end-of-file on the control pipe before "run" kills the
+    run unused.
+    """
     status_read, status_write = status_fds
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
             argv,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin_fd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             pass_fds=(status_write,),
@@ -117,35 +136,52 @@ def watch(
         )
     except BaseException:
         os.close(status_read)
+        os.close(control_fd)
         raise
     finally:
         os.close(status_write)
-    out, err, status = bytearray(), bytearray(), bytearray()
-    buffers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err, status_read: status}
+        os.close(stdin_fd)  # the runner has its copy; the host writes to the other end
+    out, err, status, control = bytearray(), bytearray(), bytearray(), bytearray()
+    buffers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err, status_read: status, control_fd: control}
+    runner_fds = {proc.stdout.fileno(), proc.stderr.fileno(), status_read}  # open while the runner runs
     selector = selectors.DefaultSelector()
     for fd in buffers:
         os.set_blocking(fd, False)
         selector.register(fd, selectors.EVENT_READ)
+    warm_at: float | None = None
+    timeout: float | None = None  # the user's wall clock, known once the host sends the code
     ready_at: float | None = None
     done: dict | None = None
     killed_for: str | None = None
     deadline = started + startup_timeout
     try:
-        while selector.get_map():
+        while runner_fds:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 if done is None:
-                    killed_for = "timeout" if ready_at is not None else "startup"
+                    if ready_at is not None:
+                        killed_for = "timeout"
+                    elif warm_at is not None and timeout is None:
+                        killed_for = "code_wait"
+                    else:
+                        killed_for = "startup"
                 break
-            for key, _ in selector.select(remaining):
+            # Control first: the host says "run" before the runner can say "ready" (it closes the
+            # code pipe only after), so a batch holding both must not see "ready" before "run".
+            events = sorted(selector.select(remaining), key=lambda event: event[0].fd != control_fd)
+            for key, _ in events:
                 try:
                     chunk = os.read(key.fd, 65536)
                 except BlockingIOError:
                     continue
+                buffer = buffers[key.fd]
                 if not chunk:
                     selector.unregister(key.fd)
+                    runner_fds.discard(key.fd)
+                    if buffer is control and timeout is None:
+                        killed_for = "cancelled"  # the host dropped this run before sending code
+                        break
                     continue
-                buffer = buffers[key.fd]
                 if buffer is err:
                     err += chunk
                     del err[: max(0, len(err) - STDERR_CAP)]
@@ -155,18 +191,32 @@ def watch(
                     del out[output_cap:]
                     killed_for = "output"
                     break
+                if buffer is control:
+                    for line in _control_messages(control):
+                        if line.startswith("run ") and timeout is None:
+                            timeout = float(line.split()[1])
+                            if warm_at is not None:  # code sent: only the last steps of start-up remain
+                                deadline = time.monotonic() + startup_timeout
+                        elif line == "cancel" and timeout is None:
+                            killed_for = "cancelled"
+                    if killed_for:
+                        break
                 if buffer is status:
                     for message in _status_messages(status):
-                        if message.get("event") == "ready" and ready_at is None:
+                        event = message.get("event")
+                        if event == "warm" and warm_at is None:
+                            warm_at = time.monotonic()
+                            deadline = warm_at + (code_wait if timeout is None else startup_timeout)
+                        elif event == "ready" and ready_at is None and timeout is not None:
                             ready_at = time.monotonic()
                             deadline = ready_at + timeout
-                        elif message.get("event") == "done" and ready_at is not None:
+                        elif event == "done" and ready_at is not None:
                             done = message
                             deadline = min(deadline, time.monotonic() + GRACE_AFTER_DONE)
             if killed_for:
                 break
     finally:
-        if killed_for is None and not selector.get_map():
+        if killed_for is None and not runner_fds:
             try:  # every pipe closed: let the process report its own exit status before any kill
                 proc.wait(timeout=GRACE_AFTER_DONE)
             except subprocess.TimeoutExpired:
@@ -176,6 +226,7 @@ def watch(
         for stream in (proc.stdout, proc.stderr):
             stream.close()
         os.close(status_read)
+        os.close(control_fd)
         returncode = proc.wait()
     elapsed = time.monotonic() - ready_at if ready_at is not None else 0.0
     return Outcome(bytes(out), bytes(err), ready_at is not None, done, killed_for, returncode, elapsed)

@@ -2,9 +2,13 @@
 
 Stand-alone on purpose (standard library at import time, no project imports): it is executed as
 `python -I -S sandbox_runner.py JOB.json` by a bare interpreter that sees only the bound paths.
-It talks to the host over the status file descriptor named in the job: one JSON line
-{"event": "ready"} once pandas is imported and the records are loaded (the host starts the
-user's wall clock then), and one {"event": "done", "ok", "error", "limit"} at the end.
+It starts before the code exists ("warm start": the host starts it while the LM is still writing
+the code). It talks to the host over the status file descriptor named in the job: one JSON line
+{"event": "warm"} once pandas is imported and the records and DataFrame are loaded; then it reads
+the code, as {"code", "cpu_seconds"} JSON, from stdin to end-of-file (the host closes the pipe), puts
+/dev/null on stdin so the code cannot read what the host sent, and says {"event": "ready"} (the
+host starts the user's wall clock then); one {"event": "done", "ok", "error", "limit"} at the end.
+Empty stdin means the host gave up on this run (or died): exit quietly.
 The user's stdout goes to fd 1 untouched; the host caps and collects it.
 """
 
@@ -82,6 +86,21 @@ def _set_limits(limits: dict, cpu_seconds: int) -> None:
         resource.setrlimit(kind, (soft, hard))
 
 
+def _receive_code() -> dict | None:
+    """The host's {"code", "cpu_seconds"} from stdin, then stdin sealed: /dev/null from here on."""
+    payload = sys.stdin.buffer.read()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # the user's sys.stdin now reads nothing (the pipe is gone, not just drained)
+    os.close(null)
+    try:
+        job = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(job, dict) or not isinstance(job.get("code"), str):
+        return None
+    return job
+
+
 def _limit_of(exc: BaseException) -> str | None:
     if isinstance(exc, MemoryError):
         return "memory"
@@ -136,9 +155,6 @@ def main() -> int:
 
     with open(job["records"], encoding="utf-8") as handle:
         records = json.load(handle)
-    with open(job["code"], encoding="utf-8") as handle:
-        code = handle.read()
-    linecache.cache[CODE_NAME] = (len(code), None, code.splitlines(True), CODE_NAME)
     namespace = {
         "__name__": "__main__",
         "__builtins__": __builtins__,
@@ -152,7 +168,13 @@ def main() -> int:
         "re": re,
         "json": json,
     }
-    _set_limits(job["limits"], job["cpu_seconds"])
+    _status(status_fd, event="warm")
+    received = _receive_code()
+    if received is None:  # cancelled before any code came: nothing to run, nothing to report
+        return 0
+    code = received["code"]
+    linecache.cache[CODE_NAME] = (len(code), None, code.splitlines(True), CODE_NAME)
+    _set_limits(job["limits"], int(received["cpu_seconds"]))
     if job.get("uid") is not None and os.getuid() == 0:
         _drop_privileges(job["uid"])
     os.chdir(job["workdir"])

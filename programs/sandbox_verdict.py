@@ -21,6 +21,8 @@ LIMIT_WORDS = {
     "files": "open-files limit of {max_open_files} reached; close files you open",
     "processes": "process limit of {max_processes} reached; do not start processes or threads",
     "startup": "the sandbox did not start within {startup_seconds:g} s (machine overloaded?)",
+    "code_wait": "the prepared sandbox waited {code_wait_seconds:g} s for code and was stopped",
+    "cancelled": "the prepared sandbox was closed before any code was sent",
 }
 
 
