@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
+import dspy
+
 from programs.analyst import Resources
 from programs.code_writer import CodeWriter, strip_fences
+from programs.sandbox import run_code
+from tests.sandbox.processes import descendants, runner_processes
 
 RECORDS = [{"id": f"d{i}", "symbol": f"60000{i}", "year": 2023, "doctype": "A股年报", "ratio": float(i)} for i in range(5)]
 
@@ -35,3 +41,42 @@ def test_strip_fences():
     assert strip_fences("```python\nprint(1)\n```") == "print(1)"
     assert strip_fences("Here:\n```\nx = 1\n```\nDone") == "x = 1"
     assert strip_fences("print(2)") == "print(2)"
+
+
+class SlowPredictor:
+    """Stands in for write_code: answers after `delay` seconds, like an LM call in flight."""
+
+    def __init__(self, code: str, delay: float, error: Exception | None = None):
+        self.code, self.delay, self.error = code, delay, error
+
+    def __call__(self, **inputs):
+        time.sleep(self.delay)
+        if self.error:
+            raise self.error
+        return dspy.Prediction(code=self.code)
+
+
+def test_sandbox_start_up_overlaps_the_write_code_call(settings, store):
+    code, lm_seconds = "print(int(df['ratio'].sum()))", 0.5
+    started = time.monotonic()
+    assert run_code(code, RECORDS, timeout=10).stdout == "10\n"
+    cold_sandbox = time.monotonic() - started  # start-up + run, measured here, on this machine now
+    cw = writer(settings, store)
+    cw.write_code = SlowPredictor(code, lm_seconds)
+    started = time.monotonic()
+    out = cw(question="sum?", columns="ratio", records=RECORDS)
+    stage = time.monotonic() - started
+    assert out.ok and out.result == "10"
+    serial = lm_seconds + cold_sandbox
+    # Overlapped: ~max(LM, start-up) + the run itself, well below the sum.
+    assert stage < serial - 0.4 * min(lm_seconds, cold_sandbox), (stage, serial)
+
+
+def test_a_failed_write_code_call_closes_the_sandbox_started_for_it(settings, store):
+    cw = writer(settings, store)
+    cw.write_code = SlowPredictor("", 0.5, error=RuntimeError("LM down"))
+    before = descendants()
+    out = cw(question="sum?", columns="ratio", records=RECORDS)
+    assert not out.ok and "LM down" in out.result
+    assert not runner_processes(), "the sandbox prepared for the failed call is still running"
+    assert not (descendants() - before)
