@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 
 import dspy
 
@@ -28,11 +29,31 @@ def strip_fences(text: str | None) -> str:
     return re.sub(r"^```[a-zA-Z0-9_+-]*|```$", "", text.strip()).strip()
 
 
-def start_sandbox(records: list[dict]):
-    """A sandbox process warming up for `records` (imported lazily: only when code will run)."""
+def start_sandbox(records: list[dict] | None):
+    """A sandbox process warming up for `records` (imported lazily: only when code will run).
+
+    None: records not known yet; they travel with the code (`run(..., records=...)`).
+    """
     from programs.sandbox import prepare
 
     return prepare(records)
+
+
+# At most one sandbox started by warm_up() ahead of a question, before its records exist. Kept
+# here, not on the module: DSPy deep-copies modules, and a live process must not be copied.
+_ahead: list = []
+_ahead_lock = threading.Lock()
+
+
+def take_sandbox(records: list[dict]):
+    """The sandbox warm_up() started ahead, if any (fresh, never used), else a new one for records."""
+    with _ahead_lock:
+        spare = _ahead.pop() if _ahead else None
+    if spare is not None and spare.alive:
+        return spare
+    if spare is not None:  # expired (it waited too long) or died: a fresh one instead
+        spare.close()
+    return start_sandbox(records)
 
 
 class CodeWriter(dspy.Module):
@@ -42,13 +63,25 @@ class CodeWriter(dspy.Module):
         self.write_code = dspy.Predict(WriteAnalysisCode)
         self.fix_code = dspy.Predict(FixAnalysisCode)
 
+    def warm_up(self) -> None:
+        """Start the first attempt's sandbox now (call at the start of a question): its start-up
+        (~0.3 s, mostly importing pandas) then overlaps planning and extraction, not the code stage.
+        Idempotent while unused; one is kept at most, and it dies with this process."""
+        with _ahead_lock:
+            if _ahead and _ahead[0].alive:
+                return
+            stale = _ahead.pop() if _ahead else None
+            _ahead.append(start_sandbox(None))
+        if stale is not None:
+            stale.close()
+
     # Each attempt's sandbox is started BEFORE its LM call (write_code / fix_code) so the process
     # start-up (bwrap, interpreter, pandas, DataFrame) overlaps the call; each attempt gets a fresh
     # process, and one left unused (the call failed) is closed in `finally`.
 
     def forward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
         attempts: list[dict] = []
-        sandbox = start_sandbox(records)
+        sandbox = take_sandbox(records)
         try:
             try:
                 reply = self.write_code(question=question, columns=columns, sample_records=self.sample(records))
@@ -56,7 +89,7 @@ class CodeWriter(dspy.Module):
             except Exception as e:
                 return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
             for round_ in range(int(self.resources.settings.code_rounds) + 1):
-                outcome = self.execute(sandbox, code, attempts)
+                outcome = self.execute(sandbox, code, records, attempts)
                 if outcome.ok or round_ == int(self.resources.settings.code_rounds):
                     break
                 sandbox = start_sandbox(records)
@@ -71,7 +104,7 @@ class CodeWriter(dspy.Module):
 
     async def aforward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
         attempts: list[dict] = []
-        sandbox = start_sandbox(records)
+        sandbox = take_sandbox(records)
         try:
             try:
                 reply = await self.write_code.acall(question=question, columns=columns, sample_records=self.sample(records))
@@ -79,7 +112,7 @@ class CodeWriter(dspy.Module):
             except Exception as e:
                 return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
             for round_ in range(int(self.resources.settings.code_rounds) + 1):
-                outcome = self.execute(sandbox, code, attempts)
+                outcome = self.execute(sandbox, code, records, attempts)
                 if outcome.ok or round_ == int(self.resources.settings.code_rounds):
                     break
                 sandbox = start_sandbox(records)
@@ -95,8 +128,9 @@ class CodeWriter(dspy.Module):
     def sample(self, records: list[dict]) -> list[dict]:
         return records[: int(self.resources.settings.sample_records)]
 
-    def execute(self, sandbox, code: str, attempts: list[dict]):
-        outcome = sandbox.run(code, float(self.resources.settings.sandbox_timeout))
+    def execute(self, sandbox, code: str, records: list[dict], attempts: list[dict]):
+        late = records if sandbox.records is None else None  # one warm_up() started before the records
+        outcome = sandbox.run(code, float(self.resources.settings.sandbox_timeout), records=late)
         attempts.append({"code": code, "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                          "limit": outcome.limit})  # fmt: skip
         if not outcome.ok:

@@ -93,14 +93,16 @@ def run_code(
         return prepared.run(code, timeout)
 
 
-def prepare(records: list[dict], *, limits: Limits | None = None) -> PreparedRun:
+def prepare(records: list[dict] | None, *, limits: Limits | None = None) -> PreparedRun:
     """Start a sandbox process for `records` now; send it code later with `.run(code, timeout)`.
 
     The process imports pandas and builds `df` in the background, so that cost overlaps whatever
     the caller does meanwhile (the LM writing the code). It runs code once: prepare one per attempt.
     Close it (or use `with`) when no code comes; an abandoned one is killed when garbage-collected.
+    `records=None` starts it before the records exist: pass them later, `.run(code, timeout, records=...)`.
     """
-    _check_records(records)
+    if records is not None:
+        _check_records(records)
     return PreparedRun(records, limits or Limits())
 
 
@@ -155,7 +157,7 @@ class _Watched:
 class PreparedRun:
     """One sandbox process, started ahead of its code. See `prepare`."""
 
-    def __init__(self, records: list[dict], limits: Limits):
+    def __init__(self, records: list[dict] | None, limits: Limits):
         self.records, self.limits = records, limits
         self._used = False
         self._refusal: SandboxResult | None = None
@@ -200,16 +202,30 @@ class PreparedRun:
         logger.warning("sandbox could not start: %s", exc)
         return SandboxResult(False, "", f"The sandbox could not start: {exc}", None, self._missing)
 
-    def run(self, code: str, timeout: float = 20.0) -> SandboxResult:
-        """Send the code, wait for the verdict. The user's clocks start when the runner has the code."""
+    def run(self, code: str, timeout: float = 20.0, *, records: list[dict] | None = None) -> SandboxResult:
+        """Send the code, wait for the verdict. The user's clocks start when the runner has the code.
+
+        `records` only for a run prepared without them (`prepare(None)`); they travel with the code.
+        """
         _check_code(code, timeout)
+        if records is not None and self.records is not None:
+            raise ValueError(
+                "this sandbox was prepared with its records: pass them to prepare() or run(), not both"
+            )
+        if records is None and self.records is None:
+            raise TypeError(
+                "this sandbox was prepared without records: pass run(code, timeout, records=[...])"
+            )
+        if records is not None:
+            _check_records(records)
         if self._used:
             raise RuntimeError("a prepared sandbox runs code once; call prepare() again for the next run")
         self._used = True
         if self._refusal is not None:
             return self._refusal
         cpu = self.limits.cpu_seconds or math.ceil(timeout) + 1
-        payload = json.dumps({"code": code, "cpu_seconds": cpu}, ensure_ascii=False).encode("utf-8")
+        message = {"code": code, "cpu_seconds": cpu} | ({"records": records} if records is not None else {})
+        payload = json.dumps(message, ensure_ascii=False, default=str).encode("utf-8")
         self._ends.send(payload, float(timeout))
         self._thread.join()
         outcome = self._watched.outcome
@@ -217,11 +233,16 @@ class PreparedRun:
             return SandboxResult(False, "", self._watched.error, None, self._missing)
         if outcome.killed_for == "code_wait":  # it waited too long and was stopped: start a fresh one
             logger.info("prepared sandbox expired while waiting for code; starting a fresh one")
-            return run_code(code, self.records, timeout, limits=self.limits)
+            return run_code(code, records or self.records, timeout, limits=self.limits)
         ok, error, limit = verdict(outcome, self.limits, timeout, cpu, via_bwrap=self._via_bwrap)
         return SandboxResult(
             ok, outcome.stdout.decode("utf-8", errors="replace"), error, limit, self._missing
         )
+
+    @property
+    def alive(self) -> bool:
+        """Unused, and its process is starting or waiting for code (not refused, expired or dead)."""
+        return not self._used and self._thread is not None and self._thread.is_alive()
 
     def close(self) -> None:
         """Kill the process if no code was sent and wait until it is gone. Idempotent."""
@@ -239,7 +260,12 @@ class PreparedRun:
 
 
 def _run_watched(
-    watched: _Watched, records: list[dict], limits: Limits, via_bwrap: bool, code_read: int, control_read: int
+    watched: _Watched,
+    records: list[dict] | None,
+    limits: Limits,
+    via_bwrap: bool,
+    code_read: int,
+    control_read: int,
 ) -> None:
     """The background half of a prepared run: build its folder, start and watch the runner, clean up."""
     uid = isolation.throwaway_uid()
@@ -276,16 +302,17 @@ def _run_watched(
 
 
 def _build_job(
-    tmp: Path, records: list[dict], limits: Limits, via_bwrap: bool, uid: int | None
+    tmp: Path, records: list[dict] | None, limits: Limits, via_bwrap: bool, uid: int | None
 ) -> tuple[list[str], dict[str, str], Path, tuple[int, int]]:
     """Write the run's input folder; return (argv, env, work dir, status pipe)."""
     job_dir = tmp / "input"
     work_dir = tmp / "work"
     job_dir.mkdir()
     work_dir.mkdir()
-    (job_dir / "records.json").write_text(
-        json.dumps(records, ensure_ascii=False, default=str), encoding="utf-8"
-    )
+    if records is not None:  # else they come with the code, on the runner's stdin
+        (job_dir / "records.json").write_text(
+            json.dumps(records, ensure_ascii=False, default=str), encoding="utf-8"
+        )
     (job_dir / "runner.py").write_bytes(RUNNER.read_bytes())
     env = {
         "PATH": "/usr/bin:/bin",
@@ -309,7 +336,7 @@ def _build_job(
     job = {
         "status_fd": status_write,
         "site_dirs": sites,
-        "records": f"{inside_job}/records.json",
+        "records": f"{inside_job}/records.json" if records is not None else None,
         "workdir": workdir,
         "uid": uid,
         "limits": {

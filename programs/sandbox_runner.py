@@ -5,7 +5,8 @@ Stand-alone on purpose (standard library at import time, no project imports): it
 It starts before the code exists ("warm start": the host starts it while the LM is still writing
 the code). It talks to the host over the status file descriptor named in the job: one JSON line
 {"event": "warm"} once pandas is imported and the records and DataFrame are loaded; then it reads
-the code, as {"code", "cpu_seconds"} JSON, from stdin to end-of-file (the host closes the pipe), puts
+the code, as {"code", "cpu_seconds"} JSON (plus "records" when the host started it before the
+records existed: the job's "records" is null then), from stdin to end-of-file (the host closes the pipe), puts
 /dev/null on stdin so the code cannot read what the host sent, and says {"event": "ready"} (the
 host starts the user's wall clock then); one {"event": "done", "ok", "error", "limit"} at the end.
 Empty stdin means the host gave up on this run (or died): exit quietly.
@@ -87,7 +88,7 @@ def _set_limits(limits: dict, cpu_seconds: int) -> None:
 
 
 def _receive_code() -> dict | None:
-    """The host's {"code", "cpu_seconds"} from stdin, then stdin sealed: /dev/null from here on."""
+    """The host's {"code", "cpu_seconds"[, "records"]} from stdin, then stdin sealed: /dev/null from here on."""
     payload = sys.stdin.buffer.read()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)  # the user's sys.stdin now reads nothing (the pipe is gone, not just drained)
@@ -153,13 +154,15 @@ def main() -> int:
     import numpy as np
     import pandas as pd
 
-    with open(job["records"], encoding="utf-8") as handle:
-        records = json.load(handle)
+    records = None  # a run started before its records exist gets them with the code
+    if job["records"] is not None:
+        with open(job["records"], encoding="utf-8") as handle:
+            records = json.load(handle)
     namespace = {
         "__name__": "__main__",
         "__builtins__": __builtins__,
         "records": records,
-        "df": pd.DataFrame(records),
+        "df": pd.DataFrame(records) if records is not None else None,
         "pd": pd,
         "np": np,
         "math": math,
@@ -172,6 +175,11 @@ def main() -> int:
     received = _receive_code()
     if received is None:  # cancelled before any code came: nothing to run, nothing to report
         return 0
+    if records is None:
+        records = received.get("records")
+        if not isinstance(records, list):
+            return 0  # the host always sends them; anything else is not a run
+        namespace["records"], namespace["df"] = records, pd.DataFrame(records)
     code = received["code"]
     linecache.cache[CODE_NAME] = (len(code), None, code.splitlines(True), CODE_NAME)
     _set_limits(job["limits"], int(received["cpu_seconds"]))

@@ -80,3 +80,38 @@ def test_a_failed_write_code_call_closes_the_sandbox_started_for_it(settings, st
     assert not out.ok and "LM down" in out.result
     assert not runner_processes(), "the sandbox prepared for the failed call is still running"
     assert not (descendants() - before)
+
+
+def test_warm_up_starts_the_first_sandbox_before_the_records_exist_and_it_is_used_once(settings, store, monkeypatch):
+    import programs.code_writer as code_writer
+
+    started = []
+
+    def spy(records):
+        started.append(records)
+        return real_start(records)
+
+    real_start = code_writer.start_sandbox
+    monkeypatch.setattr(code_writer, "start_sandbox", spy)
+    cw = writer(settings, store)
+    cw.write_code = SlowPredictor("print(int(df['ratio'].sum()), len(records))", 0.0)
+    cw.warm_up()
+    cw.warm_up()  # idempotent while the first is unused
+    assert started == [None]
+    out = cw(question="sum?", columns="ratio", records=RECORDS)
+    assert out.ok and out.result == "10 5"  # the records travelled with the code
+    assert started == [None]  # no second process: the warm one ran the code
+    out = cw(question="sum?", columns="ratio", records=RECORDS)
+    assert out.ok and started == [None, RECORDS]  # the next question gets a fresh process
+
+
+def test_warm_up_replaces_a_spare_that_is_no_longer_alive(settings, store):
+    import programs.code_writer as code_writer
+
+    cw = writer(settings, store)
+    cw.warm_up()
+    stale = code_writer._ahead[0]
+    stale.close()
+    cw.warm_up()
+    assert code_writer._ahead[0] is not stale and code_writer._ahead[0].alive
+    code_writer._ahead.pop().close()

@@ -100,3 +100,25 @@ def test_the_user_clock_starts_when_the_code_arrives_not_at_prepare():
     time.sleep(2.0)
     res = prepared.run("import time\ntime.sleep(0.8)\nprint('slept')", timeout=1.5)
     assert res.ok and res.stdout == "slept\n", res.error
+
+
+def test_a_run_prepared_before_its_records_exist_gets_them_with_the_code():
+    code = "print(df['v'].sum(), len(records), list(df.columns))"
+    with prepare(None) as prepared:
+        assert wait_for(runner_processes)
+        late = prepared.run(code, timeout=5, records=RECORDS)
+    assert late == run_code(code, RECORDS, timeout=5)
+    assert late.ok and late.stdout == "7.0 2 ['id', 'v']\n"
+
+
+def test_records_go_either_to_prepare_or_to_run_exactly_once():
+    with prepare(None) as prepared:
+        with pytest.raises(TypeError, match="records="):
+            prepared.run("print(1)", timeout=5)
+        with pytest.raises(TypeError, match="list of dicts"):
+            prepared.run("print(1)", timeout=5, records=[1, 2])
+    with prepare(RECORDS) as prepared:
+        with pytest.raises(ValueError, match="not both"):
+            prepared.run("print(1)", timeout=5, records=RECORDS)
+        assert prepared.alive
+    assert not prepared.alive
