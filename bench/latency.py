@@ -3,7 +3,9 @@
     .venv/bin/python bench/latency.py [--latency 0.2] [--documents 38] [--concurrency 8] [--workdir DIR]
 
 A real OpenAI-compatible fake server on 127.0.0.1 (tests/fakes) answers every LM call after a fixed
-delay, with the rule-based analyst brain. The script generates a synthetic corpus with enough banks,
+delay, with the rule-based analyst brain. It runs in its own process, as a real LM server would: its
+own work (reading prompts, composing replies) is not on the measured program's clock or GIL
+(`--in-process` puts it back in the same process, for comparison). The script generates a synthetic corpus with enough banks,
 indexes `--documents` of their A股年报 (both years of each bank: MuDABench's 38-document questions
 are two-year questions), asks a 2021-2022 growth question over exactly those documents and prints:
   - wall time vs. the same calls one after another (calls x latency); target: ratio <= 1/5
@@ -49,7 +51,79 @@ def parse_args(argv):
     p.add_argument(
         "--workdir", help="keep the corpus and index here (reused when present); default a temp dir"
     )
+    p.add_argument("--in-process", action="store_true", help="run the fake server in this process (shares the GIL)")
     return p.parse_args(argv)
+
+
+class ServerProcess:
+    """The fake LM server in a forked child; its counters are read over a pipe (same names as FakeLMServer)."""
+
+    def __init__(self, latency: float):
+        import multiprocessing
+
+        self._pipe, child = multiprocessing.Pipe()
+        self._proc = multiprocessing.get_context("fork").Process(target=_serve, args=(child, latency), daemon=True)
+        self._proc.start()
+        self.env = self._ask("env")
+
+    def _ask(self, what: str):
+        self._pipe.send(what)
+        return self._pipe.recv()
+
+    def stats(self) -> dict:
+        return self._ask("stats")
+
+    def reset_counts(self) -> None:
+        self._ask("reset")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._ask("stop")
+        self._proc.join(timeout=5)
+
+
+def _serve(pipe, latency: float) -> None:
+    from tests.fakes.brain import Brain
+    from tests.fakes.server import FakeLMServer
+
+    with FakeLMServer(Brain(), latency=latency) as server:
+        while True:
+            what = pipe.recv()
+            if what == "env":
+                pipe.send(server.env())
+            elif what == "stats":
+                pipe.send(stats_of(server))
+            elif what == "reset":
+                server.reset_counts()
+                pipe.send(None)
+            else:
+                pipe.send(None)
+                return
+
+
+def stats_of(server) -> dict:
+    return {"calls": server.calls, "kinds": server.calls_by_kind(), "tokens": server.tokens(),
+            "peak": server.max_concurrency(), "busy": server.busy_seconds()}  # fmt: skip
+
+
+class InProcessServer:
+    """The same interface over a FakeLMServer in this process."""
+
+    def __init__(self, latency: float):
+        from tests.fakes.brain import Brain
+        from tests.fakes.server import FakeLMServer
+
+        self._server = FakeLMServer(Brain(), latency=latency).start()
+        self.env = self._server.env()
+
+    def stats(self) -> dict:
+        return stats_of(self._server)
+
+    def reset_counts(self) -> None:
+        self._server.reset_counts()
+
+    def close(self) -> None:
+        self._server.stop()
 
 
 def scope_of(corpus: Path, documents: int) -> list[dict]:
@@ -159,9 +233,6 @@ def main(argv=None) -> int:
     if args.latency <= 0 or args.documents < 1:
         print("error: --latency must be > 0 and --documents >= 1", file=sys.stderr)
         return 2
-    from tests.fakes.brain import Brain
-    from tests.fakes.server import FakeLMServer
-
     with contextlib.ExitStack() as stack:
         work = (
             Path(args.workdir)
@@ -176,16 +247,18 @@ def main(argv=None) -> int:
         )
         scope_file = write_scope(work, scope)
         facts = work / f"facts-{time.time_ns()}.sqlite"  # a fresh fact store: the first ask must extract
-        server = stack.enter_context(FakeLMServer(Brain(), latency=args.latency))
-        for name, value in {**server.env(), "COLLATE_CACHE": "false"}.items():
+        server = (InProcessServer if args.in_process else ServerProcess)(args.latency)
+        stack.callback(server.close)
+        for name, value in {**server.env, "COLLATE_CACHE": "false"}.items():
             os.environ[name] = value
 
         code, first, wall = ask_once(index, scope_file, "bench_latency", facts, args.concurrency)
-        calls, kinds, tokens = server.calls, server.calls_by_kind(), server.tokens()
-        peak, busy = server.max_concurrency(), server.busy_seconds()
+        s1 = server.stats()
+        calls, kinds, tokens, peak, busy = s1["calls"], s1["kinds"], s1["tokens"], s1["peak"], s1["busy"]
         server.reset_counts()
         code2, second, wall2 = ask_once(index, scope_file, "bench_latency", facts, args.concurrency)
-        calls2, kinds2, tokens2 = server.calls, server.calls_by_kind(), server.tokens()
+        s2 = server.stats()
+        calls2, kinds2, tokens2 = s2["calls"], s2["kinds"], s2["tokens"]
 
     if code or code2:
         print(f"error: programs.ask exited {code} / {code2}", file=sys.stderr)
@@ -202,7 +275,8 @@ def main(argv=None) -> int:
         and not second.get("missing"),
     }
     print(f"documents in scope:          {args.documents} (records: {len(first.get('records', []))})")
-    print(f"fake LM latency per call:    {args.latency:.3f} s")
+    print(f"fake LM latency per call:    {args.latency:.3f} s "
+          f"({'same process' if args.in_process else 'server in its own process'})")
     print(
         f"LM calls (first ask):        {calls}  by kind: {dict(sorted(kinds.items()))}  peak in flight: {peak}"
     )

@@ -50,6 +50,7 @@ class Analyst(dspy.Module):
 
     def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
         scope = self.scope(doc_ids)
+        self.code_writer.warm_up()  # the sandbox starts while planning and extraction run, off the critical path
         try:
             planned = self.planner(question=question, scope=scope)
         except Exception as e:  # without a plan nothing can be read: say so, per document
@@ -69,6 +70,7 @@ class Analyst(dspy.Module):
 
     async def aforward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
         scope = self.scope(doc_ids)
+        self.code_writer.warm_up()
         try:
             planned = await self.planner.acall(question=question, scope=scope)
         except Exception as e:

@@ -2,16 +2,18 @@
 
 Known facts come from the fact store (no LM call when a document's fields are all known). Passages
 come from the document's own index: k per field description and per sub-query, deduplicated, each
-prefixed "[page N]". Documents run concurrently (threads in forward, a semaphore in aforward); a
+prefixed "[page N]". Documents run concurrently: retrieval runs ahead, and a semaphore bounds the LM calls; a
 document whose call still fails after the LM's own retries becomes a DocumentFailure, never dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import hashlib
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
@@ -22,6 +24,9 @@ from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
 
 logger = logging.getLogger(__name__)
+
+# Threads that retrieve passages ahead of the LM calls (which `settings.concurrency` bounds separately).
+RETRIEVAL_THREADS = 64
 
 
 @dataclass
@@ -54,10 +59,13 @@ class DocumentExtractor(dspy.Module):
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
         jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
         outcomes: dict[str, DocumentOutcome] = {}
-        workers = max(1, int(self.resources.settings.concurrency))
+        # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
+        # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
+        gate = threading.BoundedSemaphore(max(1, int(self.resources.settings.concurrency)))
+        workers = max(1, min(len(jobs), RETRIEVAL_THREADS))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="extract") as pool:
             # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
-            futures = {pool.submit(contextvars.copy_context().run, self.run_job, job): job for job in jobs}
+            futures = {pool.submit(contextvars.copy_context().run, self.run_job, job, gate): job for job in jobs}
             for future in as_completed(futures):
                 outcome = future.result()
                 outcomes[outcome.doc_id] = outcome
@@ -71,8 +79,7 @@ class DocumentExtractor(dspy.Module):
         finished: list[str] = []
 
         async def one(job: DocumentJob) -> DocumentOutcome:
-            async with gate:
-                outcome = await self.arun_job(job)
+            outcome = await self.arun_job(job, gate)
             finished.append(outcome.doc_id)
             if on_done:
                 on_done(len(finished), len(jobs), outcome)
@@ -87,22 +94,24 @@ class DocumentExtractor(dspy.Module):
         known = self.resources.facts.lookup(doc_id, fields) if self.resources.facts is not None else {}
         return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known])
 
-    def run_job(self, job: DocumentJob) -> DocumentOutcome:
+    def run_job(self, job: DocumentJob, gate: threading.Semaphore | None = None) -> DocumentOutcome:
         if not job.missing:
             return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
         try:
             job.passages = self.passages(job)
-            pred = self.extract(**self.inputs(job))
+            with gate or contextlib.nullcontext():
+                pred = self.extract(**self.inputs(job))
             return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
         except Exception as e:  # one document never sinks the run
             return self.failed(job, e)
 
-    async def arun_job(self, job: DocumentJob) -> DocumentOutcome:
+    async def arun_job(self, job: DocumentJob, gate: asyncio.Semaphore | None = None) -> DocumentOutcome:
         if not job.missing:
             return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
         try:
             job.passages = await asyncio.to_thread(self.passages, job)
-            pred = await self.extract.acall(**self.inputs(job))
+            async with gate or contextlib.nullcontext():
+                pred = await self.extract.acall(**self.inputs(job))
             return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
         except Exception as e:  # one document never sinks the run
             return self.failed(job, e)
