@@ -111,3 +111,29 @@ def test_reply_field_names_are_matched_leniently():
     unnamed = [ExtractedValue(field="f1", disclosed=True, value="1"), ExtractedValue(field="f2", disclosed=True, value="2")]
     assert {k: v.value for k, v in match_values(specs, unnamed).items()} == {"capital_adequacy_ratio": "1", "revenue": "2"}
     assert match_values(specs, unnamed[:1]) == {}  # counts disagree: nothing guessed
+
+
+def test_only_lm_calls_are_bounded_and_retrieval_runs_ahead(make_program, use_lm, store, monkeypatch):
+    import threading
+    import time
+
+    import dspy
+
+    use_lm()
+    program = make_program(concurrency=1)
+    lock, in_flight, peak, retrieved_when_first_call_ends = threading.Lock(), [0], [0], []
+
+    def slow_extract(**inputs):
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.15)
+        with lock:
+            in_flight[0] -= 1
+            retrieved_when_first_call_ends.append(len({doc for doc, _ in store.searches}))
+        return dspy.Prediction(values=[])
+
+    monkeypatch.setattr(program.extractor.extract, "forward", slow_extract)
+    program.extractor(assignments=program.planner(question="q", scope=None).assignments)
+    assert peak[0] == 1  # concurrency=1: never two LM calls at once
+    assert retrieved_when_first_call_ends[0] == 3  # every document's passages were fetched during the first call
