@@ -93,3 +93,28 @@ def _fresh_dspy_and_mlflow(monkeypatch, mlflow_store, tmp_path):
     dspy.configure(lm=None, adapter=dspy.ChatAdapter(use_json_adapter_fallback=False), track_usage=False)
     yield
     dspy.configure(lm=None, adapter=None)
+
+
+@pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory):
+    """(corpus dir, index dir) of a small synthetic corpus: 3 companies, 2 fiscal years, 5-page filings.
+
+    Built once per session (~10 s) with the project's own CLIs, shared by every end-to-end folder."""
+    from tests.e2e.corpus import build_corpus
+
+    folder = tmp_path_factory.getbasetemp() / "small_corpus"
+    folder.mkdir(exist_ok=True)
+    return build_corpus(folder, "--companies", "3", "--years", "2021", "2022", "--pages", "5", "--seed", "3")
+
+
+@pytest.fixture
+def brain_server(monkeypatch):
+    """The rule-based fake LM behind a real OpenAI-compatible HTTP endpoint, with COLLATE_* pointing at it."""
+    from tests.fakes.brain import Brain
+    from tests.fakes.server import FakeLMServer
+
+    with FakeLMServer(Brain()) as server:
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("COLLATE_CACHE", "false")
+        yield server

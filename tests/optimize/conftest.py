@@ -83,26 +83,3 @@ def exact(example, pred, trace=None, *args, **kwargs) -> float:
 @pytest.fixture
 def toy():
     return {"examples": toy_examples, "metric": exact, "program": lambda: dspy.Predict("question -> answer")}
-
-
-@pytest.fixture(scope="session")
-def small_corpus(tmp_path_factory):
-    """(corpus dir, index dir); the same folder and arguments as tests/evaluate_run, so built once."""
-    from tests.e2e.corpus import build_corpus
-
-    folder = tmp_path_factory.getbasetemp() / "small_corpus"
-    folder.mkdir(exist_ok=True)
-    return build_corpus(folder, "--companies", "3", "--years", "2021", "2022", "--pages", "5", "--seed", "3")
-
-
-@pytest.fixture
-def brain_server(monkeypatch):
-    """The rule-based brain behind a real OpenAI-compatible HTTP endpoint, with COLLATE_* pointing at it."""
-    from tests.fakes.brain import Brain
-    from tests.fakes.server import FakeLMServer
-
-    with FakeLMServer(Brain()) as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("COLLATE_CACHE", "false")
-        yield server
