@@ -8,6 +8,7 @@ the wire, and every run must end with an answer or a clear failure, with no docu
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -133,3 +134,19 @@ def test_the_brain_gets_some_annual_report_questions_right(tiny, monkeypatch, ca
     print(f"brain on {len(items)} annual-report questions: {right} right, {verdicts.count(False)} wrong, "
           f"{verdicts.count(None)} undecided")
     assert right >= 2, verdicts
+
+
+def test_a_document_whose_calls_hang_times_out_and_is_listed_missing(tiny, item, monkeypatch, capsys, tmp_path):
+    stuck = sorted(doc_ids(item))[-1]
+    about_stuck, extraction = last_message_contains(stuck), last_message_contains("[[ ## passages ## ]]")
+    hang = Fault("hang", when=lambda messages: about_stuck(messages) and extraction(messages))
+    monkeypatch.setenv("COLLATE_TIMEOUT", "1")  # seconds per request, then DSPy's retries, then a failure
+    monkeypatch.setenv("COLLATE_NUM_RETRIES", "1")
+    with FakeLMServer(Brain(), faults=[hang], hang_seconds=20) as server:
+        started = time.monotonic()
+        code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
+        elapsed = time.monotonic() - started
+    assert code == 0 and out["answer"].strip()
+    assert [m["doc_id"] for m in out["missing"]] == [stuck]
+    assert {r["id"] for r in out["records"]} == doc_ids(item) - {stuck}
+    assert elapsed < 15  # bounded by the timeout and retries, not by the 20 s hang
