@@ -88,5 +88,21 @@ def by_symbol(docs: list[Doc]) -> dict[str, Doc]:
     return {d.symbol: d for d in docs}
 
 
+def year_pairs(groups: dict, doctype: str, years: list[int]) -> list[tuple[Doc, Doc]]:
+    """(first-year doc, second-year doc) of every company that filed `doctype` in both of the first two years.
+
+    Every change and growth question compares these two years; [] when only one year was generated.
+    """
+    if len(years) < 2:
+        return []
+    later = by_symbol(groups.get((doctype, years[1]), []))
+    return [(d, later[d.symbol]) for d in groups.get((doctype, years[0]), []) if d.symbol in later]
+
+
+def pair_docs(pairs: list[tuple[Doc, Doc]]) -> list[Doc]:
+    """The metadata rows of a two-year question: each company's first-year doc, then its second-year doc."""
+    return [d for pair in pairs for d in pair]
+
+
 def growth(now: float, before: float) -> float | None:
     return None if not before else (now - before) / abs(before)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .fields import ANNUAL
-from .qkit import ZH_K, ZH_PREFIX, Doc, by_symbol, growth, item, pstdev, tie_note_zh, top, zh_list
+from .qkit import ZH_K, ZH_PREFIX, Doc, growth, item, pair_docs, pstdev, tie_note_zh, top, year_pairs, zh_list
 
 CAR, COST, NET = "value_capital_adequacy_ratio_pct", "value_total_operating_cost_cny", "value_net_profit_cny"
 FIRM, ADDR = "value_accounting_firm_name", "value_office_address"
@@ -19,11 +19,6 @@ def _top_metric(docs: list[Doc], year: int, field: str, noun: str, unit: str, as
     return item(f"{ZH_PREFIX}请你给出你知识库中{year}年{noun}{ask}的{ZH_K[k]}家公司股票代码", docs, [field], sa, final)
 
 
-def _pairs(a: list[Doc], b: list[Doc]) -> list[tuple[Doc, Doc]]:
-    later = by_symbol(b)
-    return [(d, later[d.symbol]) for d in a if d.symbol in later]
-
-
 def annual_questions(groups: dict, years: list[int]) -> list[dict]:
     y1 = years[0]
     docs = groups.get((ANNUAL, y1), [])
@@ -37,15 +32,14 @@ def annual_questions(groups: dict, years: list[int]) -> list[dict]:
         out.append(_ratio_top(docs, y1))
         out.append(_city_count(docs, y1))
         out.append(_outliers(docs, y1))
-    if len(years) >= 2:
+    pairs = year_pairs(groups, ANNUAL, years)
+    if len(pairs) >= 2:
         y2 = years[1]
-        pairs = _pairs(docs, groups.get((ANNUAL, y2), []))
-        if len(pairs) >= 2:
-            out.append(_changed(pairs, y1, y2, FIRM, "会计事务所"))
-            out.append(_changed(pairs, y1, y2, ADDR, "办公地址"))
-            out.append(_both_growth(pairs, y1, y2))
-            out.append(_growth_top(pairs, y1, y2))
-            out.append(_composite(pairs, y1, y2))
+        out.append(_changed(pairs, y1, y2, FIRM, "会计事务所"))
+        out.append(_changed(pairs, y1, y2, ADDR, "办公地址"))
+        out.append(_both_growth(pairs, y1, y2))
+        out.append(_growth_top(pairs, y1, y2))
+        out.append(_composite(pairs, y1, y2))
     return out
 
 
@@ -101,7 +95,7 @@ def _changed(pairs, y1: int, y2: int, field: str, noun: str) -> dict:
           for a, b in pairs]
     final = (f"根据{y1}年到{y2}年数据分析，更换了{noun}的公司股票代码有：{zh_list(changed)}。" if changed
              else f"根据{y1}年到{y2}年数据分析，没有公司更换{noun}。")
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     verb = "更换了会计事务所" if field == FIRM else "办公地址发生变更"
     return item(f"{ZH_PREFIX}请你给出你知识库中{y1}-{y2}年{verb}的公司股票代码", docs, [field], sa, final)
 
@@ -115,7 +109,7 @@ def _both_growth(pairs, y1: int, y2: int) -> dict:
             winners.append(a.symbol)
     final = (f"根据{y1}年到{y2}年数据分析，营业总成本和净利润都实现正向增长的公司有：{zh_list(winners)}。" if winners
              else f"根据{y1}年到{y2}年数据分析，没有营业总成本和净利润都实现正向增长的公司。")
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{ZH_PREFIX}从你的知识库中，{y1}年至{y2}年之间，营业总成本和净利润都实现正向增长的公司的股票代码是？",
                 docs, [COST, NET], sa, final)
 
@@ -128,7 +122,7 @@ def _growth_top(pairs, y1: int, y2: int) -> dict:
           f"增长率为{scores[a.symbol] * 100:.2f}%" for a, b in pairs]
     detail = "、".join(f"{s}（{scores[s] * 100:.2f}%）" for s in winners)
     final = f"根据{y1}年到{y2}年数据分析，净利润增长率最高的{ZH_K[k]}家公司股票代码分别是：{detail}。"
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{ZH_PREFIX}请你给出你知识库中{y1}-{y2}年净利润增长率最高的{ZH_K[k]}家公司股票代码", docs, [NET], sa, final)
 
 
@@ -152,7 +146,7 @@ def _composite(pairs, y1: int, y2: int) -> dict:
     winners = top(scores, k)
     final = (f"根据{y1}年到{y2}年数据分析，按综合得分=资本充足率增长率×40%+净利润增长率×30%−营业总成本增长率×30%计算，"
              f"综合财务表现最优的{ZH_K[k]}家公司股票代码分别是：{zh_list(winners)}。")
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{ZH_PREFIX}请你给出你知识库中{y1}-{y2}年期间综合财务表现最优的{ZH_K[k]}家公司股票代码"
                 f"（综合得分=资本充足率增长率×40%+净利润增长率×30%−营业总成本增长率×30%，增长率=(后一年−前一年)÷|前一年|）",
                 docs, [CAR, NET, COST], sa, final)

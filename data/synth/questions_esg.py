@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .fields import ESG
-from .qkit import ZH_K, ZH_PREFIX, Doc, item, most_common, tie_note_zh, top, zh_list
+from .qkit import ZH_K, ZH_PREFIX, Doc, item, most_common, pair_docs, tie_note_zh, top, year_pairs, zh_list
 
 BIG4 = "value_big4_auditor_client"
 IMPROVE = {"value_environment_protection_disclosed": "环境披露", "value_shareholder_protection_disclosed": "股东保护",
@@ -25,11 +25,9 @@ def esg_questions(groups: dict, years: list[int]) -> list[dict]:
     out = [_donation_top(docs, y), _count(docs, y, [ENV], "披露了环境和可持续发展信息"),
            _count(docs, y, [GRI, ASSURED], "既参照GRI标准又经第三方机构审验"),
            _stakeholders(docs, y), _top_assurer(docs, y), _tax_efficiency(docs, y), _big4_max(docs, y)]
-    if len(years) >= 2:
-        later = {d.symbol: d for d in groups.get((ESG, years[1]), [])}
-        pairs = [(d, later[d.symbol]) for d in docs if d.symbol in later]
-        if len(pairs) >= 2:
-            out.append(_improvement(pairs, y, years[1]))
+    pairs = year_pairs(groups, ESG, years)
+    if len(pairs) >= 2:
+        out.append(_improvement(pairs, y, years[1]))
     return [q for q in out if q is not None]
 
 
@@ -114,7 +112,7 @@ def _improvement(pairs, y1: int, y2: int) -> dict:
         winners = top({s: v for s, v in scores.items() if v > 0}, 3)
         final = (f"根据{y1}年和{y2}年ESG披露比较分析，改进分最高且大于0的公司股票代码为："
                  + "、".join(f"{s}（{scores[s]}分）" for s in winners) + tie_note_zh(winners, 3) + "。")
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{ZH_PREFIX}请根据你知识库中的数据，比较{y1}年和{y2}年的ESG披露情况，找出改进分最高且大于0的三家公司"
                 f"（含并列；若不足3家，则按实际数量返回）。改进定义：在环境披露、股东保护、员工保护、客户保护、制度建设这5个维度中，"
                 f"从未披露变为披露的每个维度计一分。", docs, list(IMPROVE), sa, final)

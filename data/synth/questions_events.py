@@ -5,7 +5,19 @@ from __future__ import annotations
 import datetime as dt
 
 from .fields import DIVIDEND, MEETING
-from .qkit import ZH_K, ZH_PREFIX, Doc, by_symbol, item, most_common, tie_note_zh, top, zh_list
+from .qkit import (
+    ZH_K,
+    ZH_PREFIX,
+    Doc,
+    by_symbol,
+    item,
+    most_common,
+    pair_docs,
+    tie_note_zh,
+    top,
+    year_pairs,
+    zh_list,
+)
 
 PER_SHARE, RECORD, MMDD, EX = ("value_pre_tax_dividend_per_share_cny", "value_record_date", "value_record_date_mmdd",
                                "value_ex_dividend_date")
@@ -34,11 +46,9 @@ def dividend_questions(groups: dict, years: list[int]) -> list[dict]:
         return []
     out = [_top(docs, y, PER_SHARE, "税前每股股利", "元", "年度分配中", "年度分配"), _earliest(docs, y),
            _min_gap(docs, y), _before_july(docs, y)]
-    if len(years) >= 2:
-        later = by_symbol(groups.get((DIVIDEND, years[1]), []))
-        pairs = [(d, later[d.symbol]) for d in docs if d.symbol in later]
-        if len(pairs) >= 2:
-            out.append(_mmdd_shift(pairs, y, years[1]))
+    pairs = year_pairs(groups, DIVIDEND, years)
+    if len(pairs) >= 2:
+        out.append(_mmdd_shift(pairs, y, years[1]))
     return out
 
 
@@ -78,7 +88,7 @@ def _mmdd_shift(pairs, y1: int, y2: int) -> dict:
     winners = top(shifts, k)
     sa = [f"证券代码{a.symbol}的股权登记日从{a.gold[MMDD]}调整到{b.gold[MMDD]}，变化{shifts[a.symbol]}天" for a, b in pairs]
     final = f"根据{y1}-{y2}年股权登记日数据，日期变化最大的{ZH_K[k]}家公司证券代码分别为：{zh_list(winners)}{tie_note_zh(winners, k)}"
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{ZH_PREFIX}请给出你知识库中{y1}-{y2}年股权登记日（月-日）变化天数最大的{ZH_K[k]}家公司证券代码", docs, [MMDD], sa, final)
 
 
@@ -91,11 +101,9 @@ def meeting_questions(groups: dict, years: list[int]) -> list[dict]:
            _top(docs, y, PEOPLE, "出席股东及股东代表人数", "人", "年度股东大会", "年度股东大会"),
            _extra_line(docs, y), _mode(docs, y, METHODS, "召开方式组合"), _mode(docs, y, VOTING, "一种或多种表决方式组合"),
            _busiest_month(docs, y)]
-    if len(years) >= 2:
-        later = by_symbol(groups.get((MEETING, years[1]), []))
-        pairs = [(d, later[d.symbol]) for d in docs if d.symbol in later]
-        if len(pairs) >= 2:
-            out.append(_more_extraordinary(pairs, y, years[1]))
+    pairs = year_pairs(groups, MEETING, years)
+    if len(pairs) >= 2:
+        out.append(_more_extraordinary(pairs, y, years[1]))
     return out
 
 
@@ -104,7 +112,7 @@ def _more_extraordinary(pairs, y1: int, y2: int) -> dict:
     sa = [f"证券代码{a.symbol}在{y1}年召开临时股东大会{a.gold[EXTRA]}次，{y2}年召开{b.gold[EXTRA]}次" for a, b in pairs]
     final = (f"根据{y1}-{y2}年临时股东大会数据，{y2}年召开次数多于{y1}年的公司共有{len(hits)}家" +
              (f"：{zh_list(hits)}" if hits else ""))
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{ZH_PREFIX}在你的知识库中，{y2}年召开临时股东大会的次数比{y1}年多的公司有多少家？分别是哪些？",
                 docs, [EXTRA], sa, final)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .fields import US
-from .qkit import EN_K, EN_PREFIX, Doc, by_symbol, en_list, growth, item, pstdev, tie_note_en, top
+from .qkit import EN_K, EN_PREFIX, Doc, en_list, growth, item, pair_docs, pstdev, tie_note_en, top, year_pairs
 
 # Asked as top-3 questions (the corpus still records every field in truth.jsonl).
 METRICS = {
@@ -29,11 +29,9 @@ def us_questions(groups: dict, years: list[int]) -> list[dict]:
         out += [_top_metric(docs, y, f, noun) for f, noun in METRICS.items()]
         out += [_top_ratio(docs, y, f, noun) for f, noun in RATIOS.items()]
         out.append(_margin_std(docs, y))
-    if len(years) >= 2:
-        later = by_symbol(groups.get((US, years[1]), []))
-        pairs = [(d, later[d.symbol]) for d in docs if d.symbol in later]
-        if len(pairs) >= 2:
-            out.append(_growth(pairs, y, years[1]))
+    pairs = year_pairs(groups, US, years)
+    if len(pairs) >= 2:
+        out.append(_growth(pairs, y, years[1]))
     return out
 
 
@@ -73,6 +71,6 @@ def _growth(pairs, y1: int, y2: int) -> dict:
     sa = [f"Company [{a.symbol}] had total liabilities of {_money(a.gold[field])} in {y1} and {_money(b.gold[field])} "
           f"in {y2}, with a liabilities growth of {scores[a.symbol] * 100:.2f}%" for a, b in pairs]
     final = f"From {y1} to {y2}, the companies with the highest total liabilities growth are: {en_list(winners)}"
-    docs = [d for pair in pairs for d in pair]
+    docs = pair_docs(pairs)
     return item(f"{EN_PREFIX}Which {EN_K[k]} companies achieved the highest total liabilities growth from {y1} to {y2}? "
                 f"Provide their stock symbols.", docs, [field], sa, final)
