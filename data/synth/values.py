@@ -201,29 +201,36 @@ def us_history(company: Company, years: list[int], seed: int) -> dict[int, dict]
     return history
 
 
+# US gold amount field -> the fact it is; facts are in the statements' unit (thousands or millions).
+US_AMOUNTS = {
+    "value_total_assets_usd": "total_assets", "value_total_liabilities_usd": "liabilities",
+    "value_shareholders_equity_usd": "equity", "value_operating_revenue_usd": "revenue",
+    "value_operating_profit_usd": "operating_income", "value_net_profit_usd": "net_income",
+}
+US_COMPONENTS = {  # the statement items the ratios are computed from (fields.COMPONENT_FIELDS)
+    "value_operating_costs_usd": "cost", "value_intangible_assets_usd": "intangible",
+    "value_inventory_usd": "inventory", "value_current_assets_usd": "current_assets",
+    "value_main_business_revenue_usd": "main_revenue", "value_other_business_revenue_usd": "other_revenue",
+}
+
+
+def _us_dollars(facts: dict, fields: dict[str, str]) -> dict[str, float]:
+    """Gold amounts in whole dollars: the statement figure times its `scale`."""
+    return {field: float(facts[key] * facts["scale"]) for field, key in fields.items()}
+
+
 def gold(doctype: str, facts: dict) -> dict:
     """The MuDABench `value_*` fields of one document (plus US statement components)."""
     if doctype == US:
-        s = facts["scale"]
-        return {
-            "value_total_assets_usd": float(facts["total_assets"] * s),
-            "value_total_liabilities_usd": float(facts["liabilities"] * s),
-            "value_shareholders_equity_usd": float(facts["equity"] * s),
-            "value_operating_revenue_usd": float(facts["revenue"] * s),
-            "value_operating_profit_usd": float(facts["operating_income"] * s),
-            "value_net_profit_usd": float(facts["net_income"] * s),
+        ratios = {
             "value_debt_to_assets_ratio": facts["liabilities"] / facts["total_assets"],
             "value_gross_profit_margin": (facts["revenue"] - facts["cost"]) / facts["revenue"],
             "value_intangible_to_total_assets_ratio": facts["intangible"] / facts["total_assets"],
             "value_inventory_to_current_assets_ratio": facts["inventory"] / facts["current_assets"],
             "value_other_business_revenue_ratio": facts["other_revenue"] / facts["revenue"],
-            "value_operating_costs_usd": float(facts["cost"] * s),
-            "value_intangible_assets_usd": float(facts["intangible"] * s),
-            "value_inventory_usd": float(facts["inventory"] * s),
-            "value_current_assets_usd": float(facts["current_assets"] * s),
-            "value_main_business_revenue_usd": float(facts["main_revenue"] * s),
-            "value_other_business_revenue_usd": float(facts["other_revenue"] * s),
         }
+        # Row order is truth.jsonl order: MuDABench amounts, the ratios, then the statement components.
+        return {**_us_dollars(facts, US_AMOUNTS), **ratios, **_us_dollars(facts, US_COMPONENTS)}
     if doctype == ANNUAL:
         return {
             "value_capital_adequacy_ratio_pct": facts["car"],
