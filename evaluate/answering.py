@@ -13,11 +13,11 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
 
 import dspy
 
 from evaluate.dataset import PublicItem
+from programs.run_folder import to_jsonable
 
 logger = logging.getLogger(__name__)
 
@@ -44,17 +44,6 @@ class Answered:
     usage: dict = field(default_factory=dict)
 
 
-def plain(value: Any) -> Any:
-    """Pydantic objects, lists and dicts of them -> JSON-ready data."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
-
-
 def answer_one(program, item: PublicItem) -> Answered:
     """Run the program on one gold-stripped item; any exception becomes this question's error."""
     if not isinstance(item, PublicItem):  # the type is the guarantee that no gold reaches the program
@@ -65,12 +54,12 @@ def answer_one(program, item: PublicItem) -> Answered:
     try:
         with dspy.track_usage() as usage:
             pred = program(question=out.question, doc_ids=doc_ids or None)
-        out.usage = plain(usage.get_total_tokens())
+        out.usage = to_jsonable(usage.get_total_tokens())
         out.answer = str(getattr(pred, "answer", "") or "")
         for name in ("records", "facts", "citations", "missing", "run_log", "trace", "retrieved_chunks"):
             value = getattr(pred, name, None)
             if value is not None:
-                setattr(out, name, plain(value))
+                setattr(out, name, to_jsonable(value))
         out.code = str(getattr(pred, "code", "") or "")
         out.result = str(getattr(pred, "result", "") or "")
     except Exception as exc:  # one failing question never sinks the run
