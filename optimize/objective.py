@@ -10,16 +10,14 @@ Both metrics can return GEPA's textual feedback: which cells were wrong and why.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import dspy
 
+from evaluate.cells import DATE_VALUE  # one notion of "a date value" for typing specs and scoring cells
 from evaluate.dataset import DatasetItem, GoldRow
 from evaluate.metrics import final_match, records_to_facts, score_question
 from signatures.types import FieldSpec, SubQuery
-
-DATE_VALUE = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{2}-\d{2}$")
 
 
 # ---- whole program ---------------------------------------------------------------------------------

@@ -68,6 +68,10 @@ def test_field_specs_are_typed_from_the_key_and_the_gold_value():
     assert infer_spec("value_social_donation_10k_cny", "社会捐赠", 12.0).unit == "CNY"
     assert infer_spec("value_uses_gri", "GRI", True).type == "boolean"
     assert infer_spec("value_record_date", "股权登记日", "2022-06-15").type == "date"
+    # no date suffix: the gold value alone (either date shape the cell scorer accepts) makes it a date
+    assert infer_spec("value_dividend_paid_on", "", "2022-06-15").type == "date"
+    assert infer_spec("value_meeting_day", "", "06-15").type == "date"
+    assert infer_spec("value_meeting_day", "", "2022/06/15").type == "string"
     assert infer_spec("value_female_executive_count", "女性高管", 3).type == "integer"
     spec = infer_spec("value_auditor", "", "某会计师事务所")
     assert spec.type == "string" and spec.name == "auditor" and spec.description == "auditor"
