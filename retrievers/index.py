@@ -54,6 +54,23 @@ def rrf(rankings: list[np.ndarray], n: int, weights: list[float] | None = None) 
     return fused
 
 
+def fuse(query: str, dense: np.ndarray, lexical: np.ndarray, embedded: np.ndarray | None = None) -> np.ndarray:
+    """The hybrid score per chunk: weighted RRF of the dense ranking and the BM25 ranking.
+
+    Only chunks sharing a term with the query are in BM25's ranking (a zero score is no evidence);
+    only `embedded` chunks (indices; default all) are in the dense one, since a pooled ranking
+    mixes in documents indexed without a dense side. One function for the per-document search,
+    the pooled search and the bench, so the figures measure the ranking users get.
+    """
+    hits = np.flatnonzero(lexical > 0)
+    pool = np.arange(len(dense)) if embedded is None else embedded
+    return rrf(
+        [pool[np.argsort(-dense[pool], kind="stable")], hits[np.argsort(-lexical[hits], kind="stable")]],
+        len(dense),
+        weights=[dense_weight(query), 1.0],
+    )
+
+
 class DocumentIndex:
     def __init__(
         self,
@@ -159,7 +176,6 @@ class DocumentIndex:
         """A score per chunk (higher is better) for the chosen side(s)."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}: use one of {MODES}")
-        n = len(self.chunks)
         lexical = self.lexical.scores(query) if mode != "dense" else None
         if mode == "bm25" or (mode == "hybrid" and self.dense is None):
             return lexical
@@ -173,10 +189,7 @@ class DocumentIndex:
         dense = self.dense_scores(query_vector)
         if mode == "dense":
             return dense
-        hits = np.flatnonzero(lexical > 0)  # chunks sharing no term with the query are not in BM25's list
-        lexical_rank = hits[np.argsort(-lexical[hits], kind="stable")]
-        dense_rank = np.argsort(-dense, kind="stable")
-        return rrf([dense_rank, lexical_rank], n, weights=[dense_weight(query), 1.0])
+        return fuse(query, dense, lexical)
 
     def search(
         self, query: str, k: int = 5, mode: str = "hybrid", query_vector: np.ndarray | None = None

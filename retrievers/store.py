@@ -18,7 +18,7 @@ import numpy as np
 
 from retrievers.catalog import Catalog
 from retrievers.embedding import Embedder, get_embedder
-from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, dense_weight, rrf
+from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ class IndexStore:
         """
         ids = self.indexed_ids() if doc_ids is None else [d for d in doc_ids if d not in self.failures()]
         vectors: dict[str, np.ndarray] = {}
-        owners, dense, lexical = [], [], []
+        owners, dense, lexical, embedded = [], [], [], []
         for doc_id in ids:
             try:
                 idx = self.index(doc_id)
@@ -145,18 +145,11 @@ class IndexStore:
             owners += [(idx, i) for i in range(len(idx.chunks))]
             dense.append(d)
             lexical.append(lx / top if top > 0 else lx)
+            embedded.append(np.full(len(idx.chunks), idx.has_dense))
         if not owners:
             return []
-        dense_all, lexical_all = np.concatenate(dense), np.concatenate(lexical)
-        hits = np.flatnonzero(lexical_all > 0)
-        embedded = np.flatnonzero(dense_all > -1.0)  # chunks of BM25-only documents have no dense rank
-        fused = rrf(
-            [
-                embedded[np.argsort(-dense_all[embedded], kind="stable")],
-                hits[np.argsort(-lexical_all[hits], kind="stable")],
-            ],
-            len(owners),
-            weights=[dense_weight(query), 1.0],
-        )
+        # chunks of BM25-only documents have no dense rank
+        in_dense = np.flatnonzero(np.concatenate(embedded))
+        fused = fuse(query, np.concatenate(dense), np.concatenate(lexical), embedded=in_dense)
         order = np.argsort(-fused, kind="stable")[:k]
         return [owners[i][0].passage(owners[i][1], float(fused[i])) for i in order]

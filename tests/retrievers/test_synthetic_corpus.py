@@ -44,3 +44,20 @@ def test_tiny_synthetic_corpus_is_indexed_and_its_values_are_found(corpus, tmp_p
     assert set(hits) == {"zh", "en"}
     for language, found in hits.items():
         assert sum(found) / len(found) >= 0.9, (language, sum(found), len(found))
+
+
+def test_pooled_search_over_one_document_ranks_as_that_documents_own_search(corpus, tmp_path):
+    """The flat-RAG baseline and the per-document search fuse dense and BM25 the same way: pooled over a
+    single document (BM25 normalized by its best hit, which keeps the order) they give the same passages."""
+    catalog = Catalog.load(corpus / "catalog.jsonl")
+    build_index(catalog, corpus / "pdf", tmp_path / "index", workers=1, embedder="hashing-256", progress=False)
+    store = IndexStore.open(tmp_path / "index")
+    english = [d.id for d in catalog.documents() if d.language == "en"]
+    rows = [json.loads(line) for line in (corpus / "truth.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    queries = [(r["doc_id"], r["description"]) for r in rows if r["doc_id"] in english][:12]
+    assert english and queries
+    for doc_id, query in queries:
+        assert store.index(doc_id).has_dense  # both sides present, so the fusion is what is compared
+        own = store.search(doc_id, query, k=5)
+        assert len(own) == 5
+        assert store.search_pooled(query, k=5, doc_ids=[doc_id]) == own, query
