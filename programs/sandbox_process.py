@@ -81,11 +81,16 @@ def _kill_uid_once(uid: int) -> int:
     return found
 
 
+def _complete_lines(buffer: bytearray) -> list[bytes]:
+    """Take every complete line out of `buffer`; a partial last line stays for the next read."""
+    *lines, rest = bytes(buffer).split(b"\n")
+    buffer[:] = rest
+    return lines
+
+
 def _status_messages(buffer: bytearray) -> list[dict]:
     messages = []
-    while b"\n" in buffer:
-        line, _, rest = bytes(buffer).partition(b"\n")
-        buffer[:] = rest
+    for line in _complete_lines(buffer):
         try:
             messages.append(json.loads(line))
         except ValueError:
@@ -94,12 +99,7 @@ def _status_messages(buffer: bytearray) -> list[dict]:
 
 
 def _control_messages(buffer: bytearray) -> list[str]:
-    lines = []
-    while b"\n" in buffer:
-        line, _, rest = bytes(buffer).partition(b"\n")
-        buffer[:] = rest
-        lines.append(line.decode("ascii", errors="replace").strip())
-    return lines
+    return [line.decode("ascii", errors="replace").strip() for line in _complete_lines(buffer)]
 
 
 def watch(
