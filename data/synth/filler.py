@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+from .fmt import zh_numeral
+
 _ZH_SUBJECTS = ["本行", "公司", "本集团", "董事会", "管理层", "本行各分支机构", "风险管理委员会", "审计委员会"]
 _ZH_VERBS = ["持续完善", "进一步加强", "稳步推进", "深入落实", "积极优化", "全面提升", "不断健全", "扎实开展"]
 _ZH_OBJECTS = ["全面风险管理体系", "公司治理结构", "内部控制制度", "数字化转型工作", "普惠金融服务",
@@ -86,17 +88,7 @@ class Filler:
             self.count += 1
             if self.language == "zh":
                 title = rng.choice(ZH_SECTIONS)
-                writer.heading(f"（{_zh_number(self.count)}）{title}" if self.numbered else title, size=11.5)
+                writer.heading(f"（{zh_numeral(self.count)}）{title}" if self.numbered else title, size=11.5)
             else:
                 writer.heading(rng.choice(EN_SECTIONS), size=11.5)
         writer.paragraph(zh_paragraph(rng) if self.language == "zh" else en_paragraph(rng))
-
-
-def _zh_number(n: int) -> str:
-    digits = "零一二三四五六七八九十"
-    n = (n - 1) % 99 + 1  # keep to 1..99; the numbering of filler sections is decoration
-    if n <= 10:
-        return digits[n]
-    if n < 20:
-        return "十" + digits[n - 10]
-    return digits[n // 10] + "十" + (digits[n % 10] if n % 10 else "")

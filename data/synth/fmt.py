@@ -44,6 +44,17 @@ def date_en(day: dt.date) -> str:
     return f"{day.strftime('%B')} {day.day}, {day.year}"
 
 
+def zh_numeral(n: int) -> str:
+    """1 -> '一', 12 -> '十二', 35 -> '三十五': chapter, section and meeting numbers (1..99; larger wrap around)."""
+    digits = "零一二三四五六七八九十"
+    n = (n - 1) % 99 + 1  # numbering past 99 only happens in filler sections, where it is decoration
+    if n <= 10:
+        return digits[n]
+    if n < 20:
+        return "十" + digits[n - 10]
+    return digits[n // 10] + "十" + (digits[n % 10] if n % 10 else "")
+
+
 def trim(value: float, decimals: int) -> str:
     """Shortest plain form up to `decimals` places: 4.10 -> '4.1', 5.339 -> '5.339', 4.0 -> '4'."""
     text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")

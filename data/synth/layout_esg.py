@@ -65,7 +65,7 @@ def write_esg(p: Page) -> None:
     sections = len(topics) + 2
     p.section_done(0, sections)
     for i, topic in enumerate(topics):
-        w.heading(mark(f"{_chapter(i)}、{TOPIC_TITLES[topic]}", topic))
+        w.heading(mark(f"{fmt.zh_numeral(i + 1)}、{TOPIC_TITLES[topic]}", topic))
         w.paragraph(TOPIC_TEXT[topic].format(green=fmt.grouped(f["green_loans_yi"]), employees=f"{f['employees']:,}"))
         if topic == "value_public_relations_disclosed":
             w.paragraph(["报告期内，本行对外捐赠合计", mark(f"{fmt.grouped(f['donation_10k'])}万元", DONATION),
@@ -93,7 +93,3 @@ def _kpis(p: Page, f: dict, prior: dict, year: int) -> None:
         old = money(prior["tax_10k"]) if prior["tax_10k"] is not None else "-"
         rows.insert(2, ["纳税总额", "万元", mark(money(f["tax_10k"]), TAX), old])
     w.table(rows, [0.34, 0.14, 0.26, 0.26], by_column=rng.random() < 0.4, align_right_from=2)
-
-
-def _chapter(i: int) -> str:
-    return "一二三四五六七八九十"[i] if i < 10 else str(i + 1)

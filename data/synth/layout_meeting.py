@@ -13,7 +13,6 @@ from .writer import mark
 
 EVENTS = "value_shareholder_meeting_events"
 EXTRA_COUNT = "value_extraordinary_shareholder_meeting_count"
-_ORDINAL = "一二三四五六"
 
 
 def _methods_text(methods: list[str]) -> str:
@@ -34,7 +33,7 @@ def write_meeting(p: Page) -> None:
     for i, meeting in enumerate(meetings):
         annual = meeting["type"] == "年度股东大会"
         title = (f"{year - 1}年年度股东大会决议公告" if annual
-                 else f"{year}年第{_ORDINAL[meeting['number'] - 1]}次临时股东大会决议公告")
+                 else f"{year}年第{fmt.zh_numeral(meeting['number'])}次临时股东大会决议公告")
         if i:
             w.new_page()
         w.heading(f"证券代码：{c.symbol}    证券简称：{c.short_name}    公告编号：{year}-{10 * i + rng.randint(1, 9):03d}", size=10)
