@@ -107,10 +107,11 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
     options = OptimizerOptions(seed=job.seed, num_threads=job.threads, max_demos=job.max_demos, max_labeled_demos=0,
                                reflection_lm=reflection_lm, extra=optimizer_extra(job, threshold))  # fmt: skip
     budget = CallBudget(job.max_calls)
+    data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
     all_params = {**settings.as_params(), "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
                   "max_calls": job.max_calls or "", "threads": job.threads, "max_demos": job.max_demos,
                   "threshold": threshold, "final_weight": job.final_weight, "train_examples": len(trainset),
-                  "val_examples": len(valset), "dataset_hash": dataset_hash(items), **(params or {})}  # fmt: skip
+                  "val_examples": len(valset), "dataset_hash": data_hash, **(params or {})}  # fmt: skip
     started = time.perf_counter()
     with tracking.start_run(f"compile {job.optimizer} ({job.stage})", params=all_params,
                             tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage}) as run:
@@ -134,7 +135,7 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
         whole.save(str(out))
         meta = {
             "format_version": FORMAT_VERSION, "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
-            "settings": settings.as_params(), "dataset_hash": dataset_hash(items), "dataset_items": len(items),
+            "settings": settings.as_params(), "dataset_hash": data_hash, "dataset_items": len(items),
             "train_examples": len(trainset), "val_examples": len(valset), "threshold": threshold,
             "scores": {"dev_metric": dev_score, "metric": metric.__name__}, "budget": budget.summary(),
             "stopped_early": stopped, "seconds": round(time.perf_counter() - started, 2),

@@ -56,6 +56,7 @@ def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run
     run = client.get_run(meta["mlflow_run_id"])
     assert run.info.status == "FINISHED" and run.data.tags["kind"] == "compile"
     assert run.data.params["optimizer"] == "bootstrap" and run.data.params["lm"] == "openai/fake-brain"
+    assert run.data.params["dataset_hash"] == meta["dataset_hash"], "the run and the sidecar name one dataset"
     assert {"lm_calls", "dev_metric", "budget_exhausted"} <= set(run.data.metrics)
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"compiled.json", "compiled.meta.json", "program"} <= artifacts, artifacts
