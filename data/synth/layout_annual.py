@@ -22,13 +22,11 @@ def _change(now: float, before: float) -> str:
 
 
 def write_annual(p: Page) -> None:
-    w, s, rng = p.w, p.spec, p.spec.rng
-    f, prior, c = s.facts, s.prior, s.company
+    s = p.spec
     sections = [_cover, _profile, _mdna, _governance, _holders, _statements]
     for i, section in enumerate(sections):
-        section(p, f, prior, c, rng, s.year)
+        section(p, s.facts, s.prior, s.company, s.rng, s.year)
         p.section_done(i, len(sections))
-    del w
 
 
 def _cover(p, f, prior, c, rng, year):
@@ -50,7 +48,7 @@ def _profile(p, f, prior, c, rng, year):
     w = p.w
     w.heading("第二节  公司简介和主要财务指标")
     w.paragraph("一、公司信息", indent=False)
-    firm_address = f"{rng.choice(['北京市东城区东长安街1号东方广场', '上海市浦东新区世纪大道100号', '上海市黄浦区延安东路222号'])}"
+    firm_address = rng.choice(["北京市东城区东长安街1号东方广场", "上海市浦东新区世纪大道100号", "上海市黄浦区延安东路222号"])
     rows = [["项目", "内容"],
             ["公司的中文名称", c.name], ["股票简称", c.short_name], ["股票代码", c.symbol],
             ["注册地址", f["registered_address"]],

@@ -69,10 +69,6 @@ def _mdna(p, f, prior, c, rng, year, unit, end, prior_end):
                 f"were {f['sga'] / f['revenue'] * 100:.1f}% of net sales.", indent=False)
 
 
-def _money(v: int) -> str:
-    return fmt.accounting(v)
-
-
 def _balance_sheet(p, f, prior, c, rng, year, unit, end, prior_end):
     w = p.w
     w.heading("Item 8. Financial Statements and Supplementary Data")
@@ -93,7 +89,7 @@ def _balance_sheet(p, f, prior, c, rng, year, unit, end, prior_end):
                 "apic": apic, "re": x["equity"] - common - apic, "te": x["equity"]}
 
     a, b = lines(f), lines(prior)
-    m = _money
+    m = fmt.accounting
 
     def row(label, key, fields=()):
         return [label, mark(m(a[key]), *fields) if fields else m(a[key]), m(b[key])]
@@ -118,7 +114,7 @@ def _balance_sheet(p, f, prior, c, rng, year, unit, end, prior_end):
 def _income_statement(p, f, prior, c, rng, year, unit, end, prior_end):
     w = p.w
     w.paragraph(f"CONSOLIDATED STATEMENTS OF OPERATIONS (in {unit})", indent=False)
-    m = _money
+    m = fmt.accounting
 
     def row(label, key, fields=()):
         return [label, mark(m(f[key]), *fields) if fields else m(f[key]), m(prior[key])]
@@ -137,7 +133,7 @@ def _notes(p, f, prior, c, rng, year, unit, end, prior_end):
     w = p.w
     w.heading("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS")
     w.paragraph("Note 3 - Revenue Recognition", indent=False)
-    m = _money
+    m = fmt.accounting
     if rng.random() < 0.6:
         w.paragraph(f"The following table disaggregates revenue by source (in {unit}):", indent=False)
         rows = [["", f"Fiscal {year}", f"Fiscal {year - 1}"],

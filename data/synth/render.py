@@ -71,6 +71,7 @@ def page_budget(doctype: str, pages: int | None, rng: random.Random) -> int:
 
 
 def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
+    # Imported here, not at the top: every layout imports `Page` from this module.
     from .layout_annual import write_annual
     from .layout_dividend import write_dividend
     from .layout_esg import write_esg
