@@ -128,17 +128,23 @@ def _merge(first: DatasetItem, other: DatasetItem) -> DatasetItem:
     return first.model_copy(update={"metadata": rows, "source_answer": sources})
 
 
+def read_json_file(path: Path, error: type[ValueError], missing: str, expected: str) -> Any:
+    """The parsed JSON of a user-given file; a missing or unparsable one raises `error` naming the fix."""
+    if not path.exists():
+        raise error(f"{path}: {missing}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise error(f"{path}: not valid JSON ({e}); expected {expected}") from e
+
+
 def load_dataset(path: str | Path) -> list[DatasetItem]:
     """Items of a MuDABench-format JSON file (or of DIR/dataset.json), duplicate ids merged, order kept."""
     path = Path(path)
     if path.is_dir():
         path = path / "dataset.json"
-    if not path.exists():
-        raise DatasetError(f"{path}: no such dataset; pass a MuDABench JSON file or a folder holding dataset.json")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise DatasetError(f"{path}: not valid JSON ({e}); expected a list of MuDABench items") from e
+    raw = read_json_file(path, DatasetError, missing="no such dataset; pass a MuDABench JSON file or a folder "
+                         "holding dataset.json", expected="a list of MuDABench items")  # fmt: skip
     if not isinstance(raw, list):
         raise DatasetError(f"{path}: expected a JSON list of items, got {type(raw).__name__}")
     merged: dict[str, DatasetItem] = {}

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, read_json_file
 from evaluate.final_match import final_match
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.metrics import full_correct
@@ -87,12 +87,8 @@ def _as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
 
 def load_predictions(path: str | Path) -> list[dict]:
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such predictions file; pass a JSON list of {{question_id, model_answer}}")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: not valid JSON ({e}); expected a list of {{question_id, model_answer}}") from e
+    raw = read_json_file(path, InputError, missing="no such predictions file; pass a JSON list of "
+                         "{question_id, model_answer}", expected="a list of {question_id, model_answer}")  # fmt: skip
     if not isinstance(raw, list):
         raise InputError(f"{path}: expected a JSON list of {{question_id, model_answer}}, got {type(raw).__name__}")
     for i, entry in enumerate(raw):
@@ -104,12 +100,8 @@ def load_predictions(path: str | Path) -> list[dict]:
 def load_records(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
     """REC.json: {question_id: facts or records} or a list of {question_id, facts|records}."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such records file; pass {{question_id: {{doc_id: {{value_key: value}}}}}}")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: not valid JSON ({e})") from e
+    raw = read_json_file(path, InputError, missing="no such records file; pass {question_id: {doc_id: "
+                         "{value_key: value}}}", expected="{question_id: facts-or-records}")  # fmt: skip
     if isinstance(raw, list):
         raw = {str(e.get("question_id")): e.get("facts", e.get("records")) for e in raw if isinstance(e, Mapping)}
     if not isinstance(raw, Mapping):

@@ -164,3 +164,31 @@ def test_malformed_records_of_one_question_do_not_sink_the_run(files):
     report = score.score_items(items, predictions).as_dict()
     assert report["correct"] == 2 and report["process_micro"]["cell"] == 0.0
     assert [q["full"] for q in report["per_question"]] == [False, False]
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (None, "no such records file"),
+        ("{oops", "not valid JSON"),
+        ('"facts"', "expected {question_id: facts-or-records}"),
+        ('{"q_top": 3}', "facts must be {doc_id: {value_key: value}}"),
+    ],
+)
+def test_bad_records_file_is_one_line_naming_the_shape_and_exit_2(files, capsys, tmp_path, content, fragment):
+    dataset, predictions = files
+    records = tmp_path / "rec.json"
+    if content is not None:
+        records.write_text(content, encoding="utf-8")
+    code, out, err = _run(capsys, ["--dataset", str(dataset), "--predictions", str(predictions),
+                                   "--records", str(records)])  # fmt: skip
+    assert code == 2 and out == ""
+    assert fragment in err and str(records) in err and len(err.strip().splitlines()) == 1
+
+
+def test_records_file_as_a_list_of_question_entries(files, tmp_path):
+    records = tmp_path / "rec.json"
+    records.write_text(json.dumps([{"question_id": "q_wrong", "facts": {"e1": {"value_x": 1}}},
+                                   {"question_id": "q_top", "records": [{"id": "d1", "value_y": 2}]},
+                                   {"question_id": "q_firm"}]), encoding="utf-8")  # fmt: skip
+    assert score.load_records(records) == {"q_wrong": {"e1": {"value_x": 1}}, "q_top": {"d1": {"value_y": 2}}}
