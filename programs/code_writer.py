@@ -75,55 +75,70 @@ class CodeWriter(dspy.Module):
         if stale is not None:
             stale.close()
 
-    # Each attempt's sandbox is started BEFORE its LM call (write_code / fix_code) so the process
-    # start-up (bwrap, interpreter, pandas, DataFrame) overlaps the call; each attempt gets a fresh
-    # process, and one left unused (the call failed) is closed in `finally`.
+    # forward and aforward differ only in how an LM call is made, so the write-run-fix loop is
+    # written once, as a generator (`rounds`): it yields each call as (predictor, inputs), is sent
+    # the reply, or has the call's exception thrown in at the yield, and returns the Prediction.
 
     def forward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
-        attempts: list[dict] = []
-        sandbox = take_sandbox(records)
+        rounds = self.rounds(question, columns, records)
         try:
-            try:
-                reply = self.write_code(question=question, columns=columns, sample_records=self.sample(records))
-                code = strip_fences(reply.code)
-            except Exception as e:
-                return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
-            for round_ in range(int(self.resources.settings.code_rounds) + 1):
-                outcome = self.execute(sandbox, code, records, attempts)
-                if outcome.ok or round_ == int(self.resources.settings.code_rounds):
-                    break
-                sandbox = start_sandbox(records)
+            predictor, inputs = next(rounds)
+            while True:
                 try:
-                    code = strip_fences(self.fix_code(question=question, columns=columns, code=code,
-                                                      error=problem(outcome)).fixed_code)  # fmt: skip
+                    reply = predictor(**inputs)
                 except Exception as e:
-                    return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
-            return self.done(attempts)
+                    predictor, inputs = rounds.throw(e)
+                else:
+                    predictor, inputs = rounds.send(reply)
+        except StopIteration as stop:
+            return stop.value
         finally:
-            sandbox.close()  # a no-op after it ran; kills one whose code never came
+            rounds.close()  # interrupted mid-call (KeyboardInterrupt): its sandbox closes now
 
     async def aforward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
+        rounds = self.rounds(question, columns, records)
+        try:
+            predictor, inputs = next(rounds)
+            while True:
+                try:
+                    reply = await predictor.acall(**inputs)
+                except Exception as e:
+                    predictor, inputs = rounds.throw(e)
+                else:
+                    predictor, inputs = rounds.send(reply)
+        except StopIteration as stop:
+            return stop.value
+        finally:
+            rounds.close()  # cancelled mid-call: its sandbox closes now
+
+    def rounds(self, question: str, columns: str, records: list[dict]):
+        """The write-run-fix loop (see above). Each attempt's sandbox is started BEFORE its LM call
+        so the process start-up (bwrap, interpreter, pandas, DataFrame) overlaps the call; each
+        attempt gets a fresh process, and one left unused (the call failed) is closed in `finally`."""
         attempts: list[dict] = []
+        fix_rounds = int(self.resources.settings.code_rounds)
         sandbox = take_sandbox(records)
         try:
             try:
-                reply = await self.write_code.acall(question=question, columns=columns, sample_records=self.sample(records))
+                reply = yield self.write_code, {"question": question, "columns": columns,
+                                                "sample_records": self.sample(records)}  # fmt: skip
                 code = strip_fences(reply.code)
             except Exception as e:
                 return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
-            for round_ in range(int(self.resources.settings.code_rounds) + 1):
+            for round_ in range(fix_rounds + 1):
                 outcome = self.execute(sandbox, code, records, attempts)
-                if outcome.ok or round_ == int(self.resources.settings.code_rounds):
+                if outcome.ok or round_ == fix_rounds:
                     break
                 sandbox = start_sandbox(records)
                 try:
-                    reply = await self.fix_code.acall(question=question, columns=columns, code=code, error=problem(outcome))
+                    reply = yield self.fix_code, {"question": question, "columns": columns, "code": code,
+                                                  "error": problem(outcome)}  # fmt: skip
                     code = strip_fences(reply.fixed_code)
                 except Exception as e:
                     return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
             return self.done(attempts)
         finally:
-            sandbox.close()
+            sandbox.close()  # a no-op after it ran; kills one whose code never came
 
     def sample(self, records: list[dict]) -> list[dict]:
         return records[: int(self.resources.settings.sample_records)]

@@ -115,3 +115,42 @@ def test_warm_up_replaces_a_spare_that_is_no_longer_alive(settings, store):
     cw.warm_up()
     assert code_writer._ahead[0] is not stale and code_writer._ahead[0].alive
     code_writer._ahead.pop().close()
+
+
+def test_aforward_runs_the_same_write_run_fix_loop(settings, store, use_lm):
+    import asyncio
+
+    lm = use_lm(**{
+        "[[ ## error ## ]]": {"fixed_code": "print(int(df['ratio'].sum()), len(df))"},
+        "[[ ## columns ## ]]": {"code": "print(df['no_such_column'].sum())"},
+    })  # fmt: skip
+    out = asyncio.run(writer(settings, store).acall(question="sum?", columns="ratio", records=RECORDS))
+    assert out.ok and out.result == "10 5"
+    assert len(out.attempts) == 2 and "KeyError" in out.attempts[0]["error"]
+    assert len(lm.history) == 2 and "no_such_column" in lm.history[1]["messages"][-1]["content"]
+
+
+class FailingFixer:
+    """Stands in for fix_code: the LM call raises, sync or async."""
+
+    def __call__(self, **inputs):
+        raise RuntimeError("fixer LM down")
+
+    async def acall(self, **inputs):
+        raise RuntimeError("fixer LM down")
+
+
+def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started_for_it(settings, store, use_lm):
+    import asyncio
+
+    use_lm(**{"[[ ## columns ## ]]": {"code": "1/0"}})
+    for run in (lambda cw: cw(question="q", columns="ratio", records=RECORDS),
+                lambda cw: asyncio.run(cw.acall(question="q", columns="ratio", records=RECORDS))):  # fmt: skip
+        cw = writer(settings, store)
+        cw.fix_code = FailingFixer()
+        before = descendants()
+        out = run(cw)
+        assert not out.ok and out.result.startswith("ERROR: code fixer call failed: RuntimeError: fixer LM down")
+        assert out.code == "1/0" and len(out.attempts) == 1 and "ZeroDivisionError" in out.attempts[0]["error"]
+        assert not runner_processes(), "the sandbox prepared for the failed fix is still running"
+        assert not (descendants() - before)
