@@ -81,6 +81,7 @@ def test_top_k_answers_follow_from_the_values(dataset):
         ranked = sorted(rows, key=lambda r: -r[field])
         expected = [r["symbol"] for r in ranked if r[field] >= ranked[k - 1][field]]
         assert _symbols_in(q["final_answer"])[-len(expected):] == expected, q["question"]
+        assert _symbols_in(q["final_answer"]) == expected, q["question"]  # and no extra company before them
         checked += 1
     assert checked >= 8
 
