@@ -34,8 +34,8 @@ from signatures.types import Document
 
 log = logging.getLogger(__name__)
 
-# Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
 DENSE_POLICIES = ("auto", "all", "none")
+# Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
 PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
 
 
@@ -123,7 +123,11 @@ def cached_result(
 def build_document(
     doc_id: str, pdf: str, folder: str, embedder_name: str | None, tokenizer: str
 ) -> DocResult:
-    """Parse, chunk, embed (unless embedder_name is None) and save one document. Never raises."""
+    """Parse, chunk, embed (unless embedder_name is None) and save one document. Never raises.
+
+    build_index checks the cache (cached_result, a hash of the whole file) before handing a
+    document out, so it is not checked again here.
+    """
     from retrievers.chunking import chunk_pages
     from retrievers.embedding import get_embedder
     from retrievers.index import DocumentIndex
@@ -133,14 +137,8 @@ def build_document(
     pdf_path, out = Path(pdf), Path(folder)
     result = DocResult(doc_id, "failed")
     try:
-        if not pdf_path.is_file():
-            raise ParseError(
-                "missing", f"no file at {pdf_path}", "put the PDF there or give its path in the catalog"
-            )
-        cached = cached_result(doc_id, pdf, folder, embedder_name, tokenizer)
-        if cached is not None:
-            return cached
-        result.content_hash = file_hash(pdf_path)
+        if pdf_path.is_file():  # a missing file is parse_pdf's to report, with its fix
+            result.content_hash = file_hash(pdf_path)
         parsed = parse_pdf(pdf_path)
         chunks = chunk_pages(parsed.pages)
         result.pages, result.scanned_pages, result.warnings = (
@@ -231,18 +229,15 @@ def build_index(
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
     results: list[DocResult] = []
     stale = []
-    for (
-        job
-    ) in jobs:  # the cache check is a hash of the file: cheap, done here so workers start only if needed
+    # the cache check is a hash of the file: cheap, done here so workers start only if needed
+    for job in jobs:
         cached = cached_result(*job)
         if cached is None:
             stale.append(job)
         else:
             results.append(cached)
             bar.update()
-    if not stale:
-        pass
-    elif workers == 1 or len(stale) == 1:
+    if workers == 1 or len(stale) <= 1:
         for job in stale:
             results.append(build_document(*job))
             bar.update()
@@ -264,10 +259,8 @@ def build_index(
     order = {job[0]: i for i, job in enumerate(jobs)}
     results.sort(key=lambda r: order[r.doc_id])
     for r in results:
-        if r.status == "failed":
-            shutil.rmtree(
-                doc_folder(index_dir, r.doc_id), ignore_errors=True
-            )  # no stale answers for a broken file
+        if r.status == "failed":  # no stale answers for a broken file
+            shutil.rmtree(doc_folder(index_dir, r.doc_id), ignore_errors=True)
         else:
             catalog.update(r.doc_id, pages=r.pages or None, content_hash=r.content_hash)
     catalog.save(index_dir)

@@ -148,3 +148,21 @@ def test_catalog_paths_resolve_against_the_catalog_folder(tmp_path, writers):
     doc = Document(id="a", symbol="X", year=2022, doctype="US Stock Annual Report", path="files/a.pdf")
     assert resolve_pdf(doc, tmp_path / "pdf", tmp_path) == tmp_path / "files" / "a.pdf"
     assert resolve_pdf(doc.model_copy(update={"path": None}), tmp_path / "pdf") == tmp_path / "pdf" / "a.pdf"
+
+
+def test_a_changed_document_is_hashed_once_to_find_it_stale_and_once_to_record_it(
+    tiny_collection, writers, monkeypatch
+):
+    import retrievers.build as build_module
+
+    _build(tiny_collection, workers=1)
+    writers.column(tiny_collection["pdf_dir"] / "zh1.pdf")
+    hashed = []
+    real_hash = build_module.file_hash
+    monkeypatch.setattr(build_module, "file_hash", lambda path: hashed.append(path.stem) or real_hash(path))
+    report = _build(tiny_collection, workers=1)
+    assert {r.doc_id: r.status for r in report.results if r.status != "failed"} == {"zh1": "built", "en1": "cached"}
+    # the build cache check in the parent, then the recorded hash in the worker; en1 only the check;
+    # broken files: enc, bad, blank, scan are hashed by the worker (never indexed, so no cache to check)
+    assert sorted(hashed) == sorted(["zh1", "zh1", "en1", "enc", "bad", "blank", "scan"])
+    assert report.results[0].content_hash == real_hash(tiny_collection["pdf_dir"] / "zh1.pdf")
