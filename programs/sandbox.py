@@ -233,7 +233,8 @@ class PreparedRun:
             return SandboxResult(False, "", self._watched.error, None, self._missing)
         if outcome.killed_for == "code_wait":  # it waited too long and was stopped: start a fresh one
             logger.info("prepared sandbox expired while waiting for code; starting a fresh one")
-            return run_code(code, records or self.records, timeout, limits=self.limits)
+            late_or_own = records if records is not None else self.records  # [] is records too
+            return run_code(code, late_or_own, timeout, limits=self.limits)
         ok, error, limit = verdict(outcome, self.limits, timeout, cpu, via_bwrap=self._via_bwrap)
         return SandboxResult(
             ok, outcome.stdout.decode("utf-8", errors="replace"), error, limit, self._missing

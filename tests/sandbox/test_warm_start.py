@@ -122,3 +122,11 @@ def test_records_go_either_to_prepare_or_to_run_exactly_once():
             prepared.run("print(1)", timeout=5, records=RECORDS)
         assert prepared.alive
     assert not prepared.alive
+
+
+def test_a_run_prepared_without_records_that_expired_still_gets_its_late_records_even_empty():
+    prepared = prepare(None, limits=Limits(code_wait_seconds=0.5))
+    assert wait_for(runner_processes)
+    assert wait_for(lambda: not runner_processes(), 10), "the expired sandbox was not stopped"
+    res = prepared.run("print(len(records), len(df))", timeout=5, records=[])
+    assert res.ok and res.stdout == "0 0\n", res.error
