@@ -47,8 +47,8 @@ def verdict(
         return False, describe_limit(limit, limits, timeout, cpu), limit
     # A "done" is only believed from a process that then exited cleanly (or that we reaped after
     # it): code in the same process can write to the channel too, then die with its own status.
-    exited_by_itself = outcome.returncode not in (0, -9, 128 + 9)
-    if outcome.done is not None and not exited_by_itself:
+    died_after_reporting = outcome.returncode not in (0, -9, 128 + 9)  # 0: clean exit; -9/137: our kill
+    if outcome.done is not None and not died_after_reporting:
         ok, error, limit = bool(outcome.done.get("ok")), outcome.done.get("error"), outcome.done.get("limit")
         if limit in LIMIT_WORDS:
             error = f"{error}\n{describe_limit(limit, limits, timeout, cpu)}"
