@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from retrievers.catalog import Catalog
-from retrievers.embedding import Embedder, get_embedder
 from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from signatures.types import Passage
 
@@ -46,7 +45,6 @@ class IndexStore:
         self.index_dir, self.catalog, self.manifest = index_dir, catalog, manifest
         self.cache_size = cache_size
         self._cache: OrderedDict[str, DocumentIndex] = OrderedDict()
-        self._embedders: dict[str, Embedder] = {}
         self._lock = threading.Lock()
         # Loads are serialized: np.load parses .npy headers with ast.literal_eval, which is not thread-safe
         # on CPython 3.11 ("AST constructor recursion depth mismatch" under concurrent extraction threads).
@@ -76,21 +74,16 @@ class IndexStore:
         return self.manifest.get("failures", {})
 
     # ---- loading --------------------------------------------------------------------------
-    def _embedder(self, name: str | None) -> Embedder | None:
-        if name is None:
-            return None
-        if name not in self._embedders:
-            self._embedders[name] = get_embedder(name)
-        return self._embedders[name]
+    def _is_indexed(self, doc_id: str) -> bool:
+        # DocumentIndex.save writes meta.json last: its presence marks a complete index folder
+        return (doc_folder(self.index_dir, doc_id) / "meta.json").is_file()
 
     def index(self, doc_id: str) -> DocumentIndex:
         with self._lock:
             if doc_id in self._cache:
                 self._cache.move_to_end(doc_id)
                 return self._cache[doc_id]
-        folder = doc_folder(self.index_dir, doc_id)
-        meta = DocumentIndex.read_meta(folder)
-        if meta is None:
+        if not self._is_indexed(doc_id):
             self.catalog.get(doc_id)  # KeyError with a clear message if the id is unknown
             failure = self.failures().get(doc_id)
             why = f"{failure['kind']}: {failure['message']}; {failure['fix']}" if failure else "not built yet"
@@ -99,7 +92,8 @@ class IndexStore:
             with self._lock:
                 if doc_id in self._cache:  # another thread loaded it while this one waited
                     return self._cache[doc_id]
-            loaded = DocumentIndex.load(folder, self._embedder(meta["embedder"]))
+            # embedders are stateless wrappers (the model is loaded once per process), nothing to share
+            loaded = DocumentIndex.load(doc_folder(self.index_dir, doc_id))
         with self._lock:
             self._cache[doc_id] = loaded
             while len(self._cache) > self.cache_size:
@@ -112,11 +106,7 @@ class IndexStore:
         return self.index(doc_id).search(query, k=k, mode=mode)
 
     def indexed_ids(self) -> list[str]:
-        return [
-            d.id
-            for d in self.catalog.documents()
-            if (doc_folder(self.index_dir, d.id) / "meta.json").is_file()
-        ]
+        return [d.id for d in self.catalog.documents() if self._is_indexed(d.id)]
 
     def search_pooled(self, query: str, k: int, doc_ids: list[str] | None = None) -> list[Passage]:
         """One ranking over the chunks of many documents (the flat-RAG baseline).
