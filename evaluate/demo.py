@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from evaluate import run as evaluate_run
-from programs.cli_inputs import add_lm_arguments, lm_overrides
+from programs.cli_inputs import add_lm_arguments, lm_overrides, parse_cli
 from programs.settings import NoLMConfigured, Settings
 
 logger = logging.getLogger(__name__)
@@ -64,21 +64,19 @@ def ensure_index(corpus: Path, index: Path) -> bool:
     return True
 
 
-def parse_args(argv):
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluate.demo", description=__doc__.split("\n")[0])
     p.add_argument("--out", default="demo", help="demo folder: corpus/, index/, runs/ (default ./demo)")
     p.add_argument("--limit", type=int, default=10, help="questions to answer (default 10; 0 = all)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
     add_lm_arguments(p)
-    return p.parse_args(argv)
+    return p
 
 
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its one-line reason (or --help)
-        return int(exc.code or 0)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_cli(build_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     if args.limit < 0:
         print(f"error: --limit must be 0 (all) or more (got {args.limit})", file=sys.stderr)
         return 2

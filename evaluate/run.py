@@ -27,7 +27,7 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_outputs import table_rows, write_outputs
 from evaluate.score import score_items
-from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from programs.settings import NoLMConfigured, Settings, build_lm, configure
 
 logger = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ def format_summary(summary: dict) -> str:
     )
 
 
-def parse_args(argv):
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluate.run", description=__doc__.split("\n")[0])
     p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
     p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
@@ -190,16 +190,13 @@ def parse_args(argv):
     p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
-    return p.parse_args(argv)
+    return p
 
 
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its one-line reason (or --help)
-        return int(exc.code or 0)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    args = parse_cli(build_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     variant = variant_name(args.program)
     out_dir = Path(args.out or f"runs/{variant.replace(':', '-')}-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
@@ -212,10 +209,7 @@ def main(argv=None) -> int:
         program = build_variant(args.program, settings, store, out_dir)
         configure(settings, program)
         judge = None if args.no_judge else make_judge(settings, out_dir)
-    except NoLMConfigured as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except (BadInput, DatasetError) as e:
+    except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     params = {"dataset": str(args.dataset), "index": str(args.index), "program": args.program or "",

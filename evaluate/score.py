@@ -24,6 +24,7 @@ from evaluate.final_match import final_match
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.metrics import full_correct
 from evaluate.process import aggregate, records_to_facts, score_question
+from programs.cli_inputs import parse_cli
 from programs.settings import NoLMConfigured, Settings, build_lm
 
 logger = logging.getLogger(__name__)
@@ -184,8 +185,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_cli(_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     try:
         items = load_dataset(args.dataset)
         predictions = load_predictions(args.predictions)

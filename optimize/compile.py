@@ -29,7 +29,7 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with
-from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from programs.settings import NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
@@ -171,7 +171,7 @@ def sidecar_path(out: Path) -> Path:
     return out.with_name(out.stem + ".meta.json")
 
 
-def parse_args(argv):
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m optimize.compile", description=__doc__.split("\n")[0])
     p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
     p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
@@ -191,16 +191,13 @@ def parse_args(argv):
     add_lm_arguments(p, model_help="model id (COLLATE_LM); GEPA reflects with it too")
     p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
     p.add_argument("-v", "--verbose", action="store_true")
-    return p.parse_args(argv)
+    return p
 
 
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its one-line reason (or --help)
-        return int(exc.code or 0)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    args = parse_cli(build_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     try:
         if args.max_calls is not None and args.max_calls < 1:
             raise BadInput(f"--max-calls must be at least 1 (got {args.max_calls}); omit it for no cap")
@@ -213,10 +210,7 @@ def main(argv=None) -> int:
         store = open_store(args.index)
         program = analyst_without_fact_reuse(settings, store)
         configure(settings, program)
-    except NoLMConfigured as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except (BadInput, DatasetError) as e:
+    except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     job = CompileJob(optimizer=args.optimizer, stage=args.stage, seed=args.seed, max_calls=args.max_calls,

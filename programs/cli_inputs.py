@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+import logging
+import sys
 from pathlib import Path
 
 
@@ -33,3 +36,18 @@ def add_lm_arguments(parser, model_help: str = "model id (COLLATE_LM), e.g. open
 def lm_overrides(args) -> dict:
     """The Settings overrides of add_lm_arguments' flags (None = keep the environment's)."""
     return {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key}
+
+
+def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:
+    """The parsed flags, with logging to stderr set up (INFO under a --verbose flag), or argparse's exit code.
+
+    Why return the code instead of letting SystemExit fly: `main(argv) -> int` stays callable from tests
+    and from other CLIs (evaluate.demo runs evaluate.run's main); argparse has already printed why.
+    """
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    return args

@@ -1,0 +1,25 @@
+"""Every evaluate/optimize CLI returns argparse's exit code from main() instead of raising SystemExit."""
+
+import pytest
+
+import evaluate.demo as demo
+import evaluate.run as evaluate_run
+import evaluate.score as score
+import optimize.compile as compile_cli
+
+CLIS = [(evaluate_run, "python -m evaluate.run"), (demo, "python -m evaluate.demo"),
+        (score, "python -m evaluate.score"), (compile_cli, "python -m optimize.compile")]  # fmt: skip
+
+
+@pytest.mark.parametrize("module, prog", CLIS)
+def test_unknown_flag_is_exit_2_with_argparse_reason(module, prog, capsys):
+    assert module.main(["--no-such-flag"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"usage: {prog}" in captured.err and "error:" in captured.err
+
+
+@pytest.mark.parametrize("module, prog", CLIS)
+def test_help_is_exit_0_on_stdout(module, prog, capsys):
+    assert module.main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith(f"usage: {prog}")
