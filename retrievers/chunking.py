@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from retrievers.pdf import Page
+from retrievers.pdf import Page, is_han
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
 CHUNKER_VERSION = 3
@@ -29,7 +29,6 @@ _HEADING = re.compile(
     r")",
     re.IGNORECASE,
 )
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff，。、；：％（）]")
 _SENTENCE_END = re.compile(r"[。；;，,:：.!?！？]$")
 
 
@@ -95,7 +94,8 @@ def _wrapped(prev: str, line: str) -> bool:
     return (
         len(prev) >= MIN_WRAPPED_CHARS
         and " " not in prev
-        and bool(_HAN.match(prev[-1]) and _HAN.match(line[0]))
+        and is_han(prev[-1])
+        and is_han(line[0])
         and not is_heading(prev)
     )
 

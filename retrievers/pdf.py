@@ -309,13 +309,14 @@ def _cell(value) -> str:
         return ""
     text = ""
     for part in str(value).split():
-        if text and not (_is_han(text[-1]) and _is_han(part[0])):
+        if text and not (is_han(text[-1]) and is_han(part[0])):
             text += " "
         text += part
     return text
 
 
-def _is_han(ch: str) -> bool:
+def is_han(ch: str) -> bool:
+    """A Chinese character or full-width punctuation: two of them join without a space when a line wraps."""
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or ch in "，。、；：（）％"
 
 

@@ -80,3 +80,10 @@ def test_wrapped_chinese_prose_is_rejoined_but_table_rows_keep_their_breaks():
     assert "消费者权益保护" in text
     assert "2020年\n资本充足率 15.88%" in text
     assert text.startswith("二、客户权益保护\n")
+
+
+def test_one_notion_of_a_chinese_character_for_wrapped_lines_and_table_cells():
+    from retrievers.pdf import is_han
+
+    assert all(is_han(c) for c in "资本充足率，。、；：％（）\u3400\uf900")
+    assert not any(is_han(c) for c in "aZ19 ,.%()$|")
