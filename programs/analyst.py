@@ -20,6 +20,7 @@ from programs.normalizer import Normalizer
 from programs.planner import Planner
 from programs.run_folder import build_run_log
 from programs.settings import Settings
+from programs.steps import arun_steps, run_steps
 from signatures.types import DocumentFailure
 
 logger = logging.getLogger(__name__)
@@ -49,44 +50,31 @@ class Analyst(dspy.Module):
         self.answerer = Answerer(resources)
 
     def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
+        return run_steps(self.stages(question, doc_ids, on_progress))
+
+    async def aforward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
+        return await arun_steps(self.stages(question, doc_ids, on_progress))
+
+    def stages(self, question: str, doc_ids: list[str] | None, on_progress):
+        """The pipeline once for forward and aforward, each stage's call yielded (see programs.steps)."""
         scope = self.scope(doc_ids)
         self.code_writer.warm_up()  # the sandbox starts while planning and extraction run, off the critical path
         try:
-            planned = self.planner(question=question, scope=scope)
+            planned = yield self.planner, {"question": question, "scope": scope}
         except Exception as e:  # without a plan nothing can be read: say so, per document
             return self.unplanned(question, scope, e)
-        extracted = self.extractor(assignments=planned.assignments, on_done=on_progress)
+        extracted = yield self.extractor, {"assignments": planned.assignments, "on_done": on_progress}
         documents = readable(planned, extracted)
-        normalized = self.normalizer(fields=planned.plan.fields(), facts=extracted.facts, documents=documents)
+        normalized = yield self.normalizer, {"fields": planned.plan.fields(), "facts": extracted.facts,
+                                             "documents": documents}  # fmt: skip
         if normalized.records:
-            analysis = self.code_writer(question=question, columns=normalized.schema.columns(),
-                                        records=normalized.records)  # fmt: skip
+            analysis = yield self.code_writer, {"question": question, "columns": normalized.schema.columns(),
+                                                "records": normalized.records}  # fmt: skip
         else:
             analysis = no_records()
-        answered = self.answerer(question=question, result=analysis.result, records=normalized.records,
-                                 facts=extracted.facts, failures=extracted.failures,
-                                 documents=planned.documents)  # fmt: skip
-        return assemble(question, scope, planned, extracted, normalized, analysis, answered)
-
-    async def aforward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        scope = self.scope(doc_ids)
-        self.code_writer.warm_up()
-        try:
-            planned = await self.planner.acall(question=question, scope=scope)
-        except Exception as e:
-            return self.unplanned(question, scope, e)
-        extracted = await self.extractor.acall(assignments=planned.assignments, on_done=on_progress)
-        documents = readable(planned, extracted)
-        normalized = await self.normalizer.acall(fields=planned.plan.fields(), facts=extracted.facts,
-                                                 documents=documents)  # fmt: skip
-        if normalized.records:
-            analysis = await self.code_writer.acall(question=question, columns=normalized.schema.columns(),
-                                                    records=normalized.records)  # fmt: skip
-        else:
-            analysis = no_records()
-        answered = await self.answerer.acall(question=question, result=analysis.result, records=normalized.records,
-                                             facts=extracted.facts, failures=extracted.failures,
-                                             documents=planned.documents)  # fmt: skip
+        answered = yield self.answerer, {"question": question, "result": analysis.result,
+                                         "records": normalized.records, "facts": extracted.facts,
+                                         "failures": extracted.failures, "documents": planned.documents}  # fmt: skip
         return assemble(question, scope, planned, extracted, normalized, analysis, answered)
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:

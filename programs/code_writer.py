@@ -13,6 +13,7 @@ import threading
 
 import dspy
 
+from programs.steps import arun_steps, run_steps
 from signatures.code_writer import FixAnalysisCode, WriteAnalysisCode
 
 logger = logging.getLogger(__name__)
@@ -75,46 +76,17 @@ class CodeWriter(dspy.Module):
         if stale is not None:
             stale.close()
 
-    # forward and aforward differ only in how an LM call is made, so the write-run-fix loop is
-    # written once, as a generator (`rounds`): it yields each call as (predictor, inputs), is sent
-    # the reply, or has the call's exception thrown in at the yield, and returns the Prediction.
-
     def forward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
-        rounds = self.rounds(question, columns, records)
-        try:
-            predictor, inputs = next(rounds)
-            while True:
-                try:
-                    reply = predictor(**inputs)
-                except Exception as e:
-                    predictor, inputs = rounds.throw(e)
-                else:
-                    predictor, inputs = rounds.send(reply)
-        except StopIteration as stop:
-            return stop.value
-        finally:
-            rounds.close()  # interrupted mid-call (KeyboardInterrupt): its sandbox closes now
+        return run_steps(self.rounds(question, columns, records))
 
     async def aforward(self, question: str, columns: str, records: list[dict]) -> dspy.Prediction:
-        rounds = self.rounds(question, columns, records)
-        try:
-            predictor, inputs = next(rounds)
-            while True:
-                try:
-                    reply = await predictor.acall(**inputs)
-                except Exception as e:
-                    predictor, inputs = rounds.throw(e)
-                else:
-                    predictor, inputs = rounds.send(reply)
-        except StopIteration as stop:
-            return stop.value
-        finally:
-            rounds.close()  # cancelled mid-call: its sandbox closes now
+        return await arun_steps(self.rounds(question, columns, records))
 
     def rounds(self, question: str, columns: str, records: list[dict]):
-        """The write-run-fix loop (see above). Each attempt's sandbox is started BEFORE its LM call
-        so the process start-up (bwrap, interpreter, pandas, DataFrame) overlaps the call; each
-        attempt gets a fresh process, and one left unused (the call failed) is closed in `finally`."""
+        """The write-run-fix loop, its LM calls yielded (see programs.steps). Each attempt's sandbox
+        is started BEFORE its LM call so the process start-up (bwrap, interpreter, pandas,
+        DataFrame) overlaps the call; each attempt gets a fresh process, and one left unused (the
+        call failed) is closed in `finally`."""
         attempts: list[dict] = []
         fix_rounds = int(self.resources.settings.code_rounds)
         sandbox = take_sandbox(records)

@@ -34,3 +34,13 @@ def test_unknown_document_ids_are_named(make_program, use_lm):
     use_lm()
     with pytest.raises(ValueError, match="nope"):
         make_program()(question="q", doc_ids=["doc-a", "nope"])
+
+
+@pytest.mark.parametrize("run", [lambda p: p(question="q"), lambda p: asyncio.run(p.acall(question="q"))])
+def test_a_failed_plan_is_answered_with_every_document_missing_sync_and_async(make_program, use_lm, run):
+    lm = use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}})
+    pred = run(make_program())
+    assert pred.answer.startswith("No answer: planning failed") and pred.records == [] and pred.plan is None
+    assert {m.doc_id for m in pred.missing} == {"doc-a", "doc-b", "doc-c", "doc-esg"}
+    assert {m.stage for m in pred.missing} == {"plan"}
+    assert all("catalog" in h["messages"][-1]["content"] for h in lm.history)  # no stage after planning ran
