@@ -67,6 +67,11 @@ def align_keys(gold_keys: list[str], names: list[str]) -> dict[str, str]:
     return pairs
 
 
+def mean(values: list[float] | list[bool]) -> float:
+    """The average, 0.0 for nothing: an empty question or run scores 0, never raises."""
+    return sum(values) / len(values) if values else 0.0
+
+
 @dataclass
 class QuestionProcess:
     question_id: str
@@ -76,15 +81,15 @@ class QuestionProcess:
 
     @property
     def cell_accuracy(self) -> float:
-        return sum(c.correct for c in self.cells) / len(self.cells) if self.cells else 0.0
+        return mean([c.correct for c in self.cells])
 
     @property
     def row_accuracy(self) -> float:
-        return sum(self.rows.values()) / len(self.rows) if self.rows else 0.0
+        return mean(list(self.rows.values()))
 
     @property
     def column_accuracy(self) -> float:
-        return sum(self.columns.values()) / len(self.columns) if self.columns else 0.0
+        return mean(list(self.columns.values()))
 
     @property
     def all_rows_right(self) -> bool:
@@ -143,20 +148,17 @@ def score_question(item: DatasetItem, facts: Facts | None) -> QuestionProcess:
 
 
 def aggregate(per_question: list[QuestionProcess]) -> ProcessScores:
-    scored = [q for q in per_question if q.cells]
-    n = len(scored)
+    """Macro: the mean of each question's accuracy; micro: every cell, row and column pooled."""
+    scored = [q for q in per_question if q.cells]  # a question with no gold cells has nothing to average
     macro = {
-        "cell": sum(q.cell_accuracy for q in scored) / n if n else 0.0,
-        "row": sum(q.row_accuracy for q in scored) / n if n else 0.0,
-        "column": sum(q.column_accuracy for q in scored) / n if n else 0.0,
+        "cell": mean([q.cell_accuracy for q in scored]),
+        "row": mean([q.row_accuracy for q in scored]),
+        "column": mean([q.column_accuracy for q in scored]),
     }
-    cells = [c.correct for q in scored for c in q.cells]
-    rows = [v for q in scored for v in q.rows.values()]
-    columns = [v for q in scored for v in q.columns.values()]
     micro = {
-        "cell": sum(cells) / len(cells) if cells else 0.0,
-        "row": sum(rows) / len(rows) if rows else 0.0,
-        "column": sum(columns) / len(columns) if columns else 0.0,
+        "cell": mean([c.correct for q in scored for c in q.cells]),
+        "row": mean([v for q in scored for v in q.rows.values()]),
+        "column": mean([v for q in scored for v in q.columns.values()]),
     }
     return ProcessScores(per_question, macro, micro)
 

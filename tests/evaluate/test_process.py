@@ -141,3 +141,15 @@ def test_planner_field_names_align_to_gold_keys():
     item = _item("q", [("a", {"value_record_date": "2022-07-05", "value_ex_dividend_date": "2022-07-06"})])
     facts = records_to_facts([{"id": "a", "symbol": "A", "record_date": "2022年7月5日", "ex_date": "2022-07-06"}])
     assert score_question(item, facts).cell_accuracy == 1.0
+
+
+def test_questions_without_gold_cells_stay_out_of_the_averages_and_nothing_scores_zero():
+    empty = _item("empty", [("a", {})])
+    one = _item("one", [("b", {"value_x_cny": 1.0, "value_y_cny": 2.0})])
+    scores = process_scores([empty, one], {"empty": {"a": {}}, "one": {"b": {"value_x_cny": 1.0}}})
+    assert scores.per_question[0].cells == [] and scores.per_question[0].cell_accuracy == 0.0
+    assert scores.macro == {"cell": 0.5, "row": 0.0, "column": 0.5}  # "empty" would have halved these
+    assert scores.micro == {"cell": 0.5, "row": 0.0, "column": 0.5}
+    assert json.loads(json.dumps(scores.as_dict())) == {"process_macro": scores.macro, "process_micro": scores.micro}
+    nothing = process_scores([], {})
+    assert nothing.macro == nothing.micro == {"cell": 0.0, "row": 0.0, "column": 0.0}
