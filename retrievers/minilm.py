@@ -29,6 +29,7 @@ class MiniLM:
         self.dtype = dtype or torch.bfloat16
         config = json.loads((model_dir / "config.json").read_text())
         self.heads, self.layers = config["num_attention_heads"], config["num_hidden_layers"]
+        self.dim = config["hidden_size"]
         self.eps = config["layer_norm_eps"]
         weights = load_file(str(model_dir / "model.safetensors"))
         self.w = {k: v.to(self.dtype) for k, v in weights.items() if not k.endswith("position_ids")}
@@ -56,13 +57,13 @@ class MiniLM:
         # additive mask: padded keys get -inf-like scores
         bias = torch.zeros(batch, 1, 1, length, dtype=self.dtype)
         bias = bias.masked_fill(~mask.bool()[:, None, None, :], torch.finfo(self.dtype).min)
-        size = x.shape[-1] // self.heads
+        size = self.dim // self.heads
+
+        def split(t):  # (batch, length, dim) -> (batch, heads, length, size)
+            return t.view(batch, length, self.heads, size).transpose(1, 2)
+
         for i in range(self.layers):
             p = f"encoder.layer.{i}"
-
-            def split(t, size=size):
-                return t.view(batch, length, self.heads, size).transpose(1, 2)
-
             q = split(self._linear(x, f"{p}.attention.self.query"))
             k = split(self._linear(x, f"{p}.attention.self.key"))
             v = split(self._linear(x, f"{p}.attention.self.value"))
@@ -82,7 +83,7 @@ class MiniLM:
         torch = self.torch
         encodings = self.tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))  # little padding per batch
-        out = np.zeros((len(texts), 384), dtype=np.float32)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 chunk = order[start : start + batch_size]

