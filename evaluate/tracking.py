@@ -77,13 +77,7 @@ def flat_params(params: Mapping[str, Any]) -> dict[str, str]:
 
 def numeric_metrics(metrics: Mapping[str, Any]) -> dict[str, float]:
     """Keep what MLflow can plot: numbers and booleans; None (an undecided score) is left out."""
-    out = {}
-    for key, value in metrics.items():
-        if isinstance(value, bool):
-            out[key] = float(value)
-        elif isinstance(value, (int, float)):
-            out[key] = float(value)
-    return out
+    return {key: float(value) for key, value in metrics.items() if isinstance(value, (bool, int, float))}
 
 
 class TrackedRun:

@@ -29,7 +29,7 @@ def test_a_run_holds_params_metrics_table_and_artifacts(tmp_path):
     with tracking.start_run(
         "unit", params={"lm": "fake/x", "k": 5, "api_key": None, "nested": {"a": 1}}, experiment="t-run"
     ) as run:
-        run.log_metrics({"final_accuracy": 0.5, "undecided": None, "decided": 3, "ok": True})
+        run.log_metrics({"final_accuracy": 0.5, "undecided": None, "decided": 3, "ok": True, "variant": "flat-rag"})
         run.log_table([{"question_id": "q1", "final": 1.0, "records": [{"a": 1}]}, {"question_id": "q2", "x": "y"}])
         run.log_artifact(extra)
         run.log_json({"hello": "世界"}, "notes/hello.json")
