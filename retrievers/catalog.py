@@ -131,19 +131,23 @@ class Catalog:
         """Value -> number of documents, most common first."""
         if field not in FIELDS:
             raise ValueError(f"unknown catalog field {field!r}: use one of {', '.join(FIELDS)}")
-        return dict(Counter(getattr(d, field) for d in self._scope(within)).most_common())
+        return _counts(field, self._scope(within))
 
     def summary(self, within: list[str] | None = None) -> str:
         """The planner's view of the collection, a few compact lines."""
         docs = self._scope(within)
         lines = [f"{len(docs)} documents"]
         for field in ("doctype", "year", "language"):
-            counts = self.distinct(field, within=[d.id for d in docs])
+            counts = _counts(field, docs)
             lines.append(f"{field}: " + ", ".join(f"{v} ({n})" for v, n in sorted(counts.items(), key=str)))
-        symbols = sorted(self.distinct("symbol", within=[d.id for d in docs]))
+        symbols = sorted({d.symbol for d in docs})
         shown = ", ".join(symbols[:40]) + (f", ... ({len(symbols)} in all)" if len(symbols) > 40 else "")
         lines.append(f"symbols: {shown}")
         return "\n".join(lines)
+
+
+def _counts(field: str, docs: list[Document]) -> dict:
+    return dict(Counter(getattr(d, field) for d in docs).most_common())
 
 
 def _dataset_rows(path: Path) -> list[dict]:

@@ -93,6 +93,13 @@ def test_select_distinct_summary_and_sqlite_round_trip(tmp_path):
         cat.distinct("value_x")
     summary = cat.summary()
     assert summary.startswith("2 documents") and "A股年报 (1)" in summary and "AAPL" in summary
+    assert cat.summary(within=["b"]).splitlines() == [
+        "1 documents",
+        "doctype: US Stock Annual Report (1)",
+        "year: 2021 (1)",
+        "language: en (1)",
+        "symbols: AAPL",
+    ]
     cat.update("a", pages=7, content_hash="abc")
     cat.save(tmp_path / "idx")
     again = Catalog.open(tmp_path / "idx")
