@@ -11,6 +11,7 @@ import logging
 
 import dspy
 
+from programs.steps import arun_steps, run_steps
 from signatures.answer import WriteAnswer
 from signatures.types import Citation, Document, DocumentFailure, Fact
 
@@ -66,19 +67,17 @@ class Answerer(dspy.Module):
                     missing=describe_missing(failures, documents))  # fmt: skip
 
     def forward(self, question, result, records, facts, failures, documents) -> dspy.Prediction:
-        inputs = self.inputs(question, result, records, failures, documents)
-        try:
-            answer = self.answer(**inputs).answer
-        except Exception as e:  # the computed result still reaches the user
-            logger.warning("answer call failed: %s: %s", type(e).__name__, e)
-            answer = fallback_answer(result, inputs["missing"])
-        return dspy.Prediction(answer=answer, citations=cite(answer, result, records, facts, documents))
+        return run_steps(self.steps(question, result, records, facts, failures, documents))
 
     async def aforward(self, question, result, records, facts, failures, documents) -> dspy.Prediction:
+        return await arun_steps(self.steps(question, result, records, facts, failures, documents))
+
+    def steps(self, question, result, records, facts, failures, documents):
+        """The answer call (yielded: programs.steps), falling back to the plain result when it fails."""
         inputs = self.inputs(question, result, records, failures, documents)
         try:
-            answer = (await self.answer.acall(**inputs)).answer
-        except Exception as e:
+            answer = (yield self.answer, inputs).answer
+        except Exception as e:  # the computed result still reaches the user
             logger.warning("answer call failed: %s: %s", type(e).__name__, e)
             answer = fallback_answer(result, inputs["missing"])
         return dspy.Prediction(answer=answer, citations=cite(answer, result, records, facts, documents))

@@ -12,6 +12,7 @@ import re
 
 import dspy
 
+from programs.steps import arun_steps, run_steps
 from signatures.planner import PlanQuestion
 from signatures.types import Document, FieldSpec, Plan, Restriction, SubQuery
 
@@ -28,21 +29,19 @@ class Planner(dspy.Module):
         self.plan = dspy.Predict(PlanWithReasoning)
 
     def forward(self, question: str, scope: list[str] | None = None) -> dspy.Prediction:
-        summary = self.resources.store.catalog.summary(within=scope)
-        plan = self.plan(question=question, catalog=summary, feedback="").plan
-        problems = self.check(plan, scope)
-        if problems:
-            logger.info("re-planning: %s", "; ".join(problems))
-            plan = self.plan(question=question, catalog=summary, feedback="\n".join(problems)).plan
-        return self.assign(plan, scope)
+        return run_steps(self.steps(question, scope))
 
     async def aforward(self, question: str, scope: list[str] | None = None) -> dspy.Prediction:
+        return await arun_steps(self.steps(question, scope))
+
+    def steps(self, question: str, scope: list[str] | None):
+        """Plan, and re-plan once with the problems as feedback (LM calls yielded: programs.steps)."""
         summary = self.resources.store.catalog.summary(within=scope)
-        plan = (await self.plan.acall(question=question, catalog=summary, feedback="")).plan
+        plan = (yield self.plan, {"question": question, "catalog": summary, "feedback": ""}).plan
         problems = self.check(plan, scope)
         if problems:
             logger.info("re-planning: %s", "; ".join(problems))
-            plan = (await self.plan.acall(question=question, catalog=summary, feedback="\n".join(problems))).plan
+            plan = (yield self.plan, {"question": question, "catalog": summary, "feedback": "\n".join(problems)}).plan
         return self.assign(plan, scope)
 
     def check(self, plan: Plan, scope: list[str] | None) -> list[str]:
