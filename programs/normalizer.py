@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import dspy
 from pydantic import StringConstraints, TypeAdapter, ValidationError, create_model
 
+from programs.steps import arun_steps, run_steps
 from programs.units import parse_value
 from signatures.normalizer import NormalizedValue, NormalizeRecords, RawValue
 from signatures.types import Document, Fact, FieldSpec
@@ -65,15 +66,22 @@ class Normalizer(dspy.Module):
         self.normalize = dspy.Predict(NormalizeRecords)
 
     def forward(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]) -> dspy.Prediction:
-        schema, values, pending, notes = self.by_rules(fields, facts)
-        for _round in range(2):  # the first ask, then one re-ask of what came back invalid
-            pending = self.apply(schema, values, pending, notes, [self.ask(schema, b) for b in self.batches(pending)])
-        return self.finish(schema, values, pending, notes, documents)
+        return run_steps(self.steps(fields, facts, documents))
 
     async def aforward(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]):
+        return await arun_steps(self.steps(fields, facts, documents))
+
+    def steps(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]):
+        """Rules first, then the LM for what they could not parse (calls yielded: programs.steps)."""
         schema, values, pending, notes = self.by_rules(fields, facts)
-        for _round in range(2):
-            replies = [await self.aask(schema, b) for b in self.batches(pending)]
+        for _round in range(2):  # the first ask, then one re-ask of what came back invalid
+            replies: list[list[NormalizedValue] | Exception] = []
+            for batch in self.batches(pending):
+                try:
+                    reply = yield self.normalize, {"field_specs": specs_for(schema, batch), "items": batch}
+                    replies.append(reply["values"])
+                except Exception as e:  # a failed batch leaves its values null with a reason
+                    replies.append(e)
             pending = self.apply(schema, values, pending, notes, replies)
         return self.finish(schema, values, pending, notes, documents)
 
@@ -104,18 +112,6 @@ class Normalizer(dspy.Module):
     def batches(self, pending: list[RawValue]) -> list[list[RawValue]]:
         size = max(1, int(self.resources.settings.normalize_batch))
         return [pending[i : i + size] for i in range(0, len(pending), size)]
-
-    def ask(self, schema: RecordSchema, batch: list[RawValue]) -> list[NormalizedValue] | Exception:
-        try:
-            return self.normalize(field_specs=specs_for(schema, batch), items=batch)["values"]
-        except Exception as e:  # a failed batch leaves its values null with a reason
-            return e
-
-    async def aask(self, schema: RecordSchema, batch: list[RawValue]) -> list[NormalizedValue] | Exception:
-        try:
-            return (await self.normalize.acall(field_specs=specs_for(schema, batch), items=batch))["values"]
-        except Exception as e:
-            return e
 
     def apply(self, schema, values, pending: list[RawValue], notes, replies) -> list[RawValue]:
         """Validated LM values go into the rows; what is still invalid is returned for a re-ask."""

@@ -77,3 +77,31 @@ def test_lm_replies_written_as_text_go_through_the_rules(settings, store, use_lm
     fs[2] = fs[2].model_copy(update={"value": "由普华永道审计"})  # the rules cannot read this as yes/no
     out = normalizer(settings, store)(fields=FIELDS, facts=fs, documents=DOCS)
     assert out.records[0]["big4"] is True and out.notes["d1:big4"] == "normalized by LM"
+
+
+class DownNormalizer:
+    """Stands in for the normalize predictor: every call raises, sync or async; counts the calls."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, **inputs):
+        self.calls += 1
+        raise RuntimeError("normalizer LM down")
+
+    async def acall(self, **inputs):
+        return self(**inputs)
+
+
+def test_a_failed_normalizer_call_is_retried_once_then_null_with_the_reason_sync_and_async(settings, store):
+    import asyncio
+
+    for run in (lambda n: n(fields=FIELDS, facts=facts("thirteen-ish"), documents=DOCS),
+                lambda n: asyncio.run(n.acall(fields=FIELDS, facts=facts("thirteen-ish"), documents=DOCS))):  # fmt: skip
+        program = normalizer(settings, store)
+        program.normalize = down = DownNormalizer()
+        out = run(program)
+        assert down.calls == 2  # asked, re-asked, given up
+        assert out.records[1]["ratio"] is None and out.nulled == ["d2:ratio"]
+        assert out.notes["d2:ratio"] == "normalizer call failed: RuntimeError: normalizer LM down"
+        assert out.records[0]["ratio"] == 15.44  # the rest of the run is untouched
