@@ -22,11 +22,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.chunking import CHUNKER_VERSION
 from retrievers.embedding import HASHING, MINILM, model_in_use
-from retrievers.index import FORMAT_VERSION
+from retrievers.index import FORMAT_VERSION, DocumentIndex
 from retrievers.lexical import JIEBA, LEXICAL_VERSION, NGRAM
 from retrievers.pdf import PARSER_VERSION
 from retrievers.store import MANIFEST_FILE, doc_folder
@@ -89,14 +90,14 @@ def resolve_pdf(doc: Document, pdf_dir: Path, catalog_dir: Path | None = None) -
     return pdf_dir / f"{doc.id}.pdf"
 
 
-def _is_current(folder: Path, content_hash: str, embedder: str | None, tokenizer: str) -> dict | None:
-    meta_path = folder / "meta.json"
-    if not meta_path.is_file():
-        return None
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    key = ("format_version", "pipeline", "content_hash", "embedder", "tokenizer")
-    same = tuple(meta.get(k) for k in key) == (FORMAT_VERSION, PIPELINE, content_hash, embedder, tokenizer)
-    return meta if same else None
+class Job(NamedTuple):
+    """One document to index: the arguments of cached_result and build_document, in their order."""
+
+    doc_id: str
+    pdf: str
+    folder: str
+    embedder_name: str | None  # None: BM25 only
+    tokenizer: str
 
 
 def cached_result(
@@ -104,11 +105,12 @@ def cached_result(
 ) -> DocResult | None:
     """The result of an earlier build when the file, embedder, tokenizer and pipeline are unchanged."""
     pdf_path = Path(pdf)
-    if not pdf_path.is_file() or not (Path(folder) / "meta.json").is_file():
+    meta = DocumentIndex.read_meta(folder)  # None when never built (or the build did not finish)
+    if meta is None or not pdf_path.is_file():
         return None
     content_hash = file_hash(pdf_path)
-    meta = _is_current(Path(folder), content_hash, embedder_name, tokenizer)
-    if meta is None:
+    key = ("format_version", "pipeline", "content_hash", "embedder", "tokenizer")
+    if tuple(meta.get(k) for k in key) != (FORMAT_VERSION, PIPELINE, content_hash, embedder_name, tokenizer):
         return None
     return DocResult(
         doc_id,
@@ -130,7 +132,6 @@ def build_document(
     """
     from retrievers.chunking import chunk_pages
     from retrievers.embedding import get_embedder
-    from retrievers.index import DocumentIndex
     from retrievers.pdf import ParseError, parse_pdf
 
     start = time.perf_counter()
@@ -188,9 +189,9 @@ def wants_dense(doc: Document, policy: str) -> bool:
     return policy == "all" or (policy == "auto" and doc.language == "en")
 
 
-def _expected_cost(job: tuple) -> tuple[bool, int]:
-    path = Path(job[1])
-    return bool(job[3]), path.stat().st_size if path.is_file() else 0
+def _expected_cost(job: Job) -> tuple[bool, int]:
+    path = Path(job.pdf)
+    return bool(job.embedder_name), path.stat().st_size if path.is_file() else 0
 
 
 def _worker_init():
@@ -217,7 +218,7 @@ def build_index(
     index_dir.mkdir(parents=True, exist_ok=True)
     workers = max(1, workers or os.cpu_count() or 1)
     jobs = [
-        (
+        Job(
             d.id,
             str(resolve_pdf(d, pdf_dir, catalog_dir)),
             str(doc_folder(index_dir, d.id)),
@@ -256,7 +257,7 @@ def build_index(
                 results.append(future.result())
                 bar.update()
     bar.close()
-    order = {job[0]: i for i, job in enumerate(jobs)}
+    order = {job.doc_id: i for i, job in enumerate(jobs)}
     results.sort(key=lambda r: order[r.doc_id])
     for r in results:
         if r.status == "failed":  # no stale answers for a broken file
