@@ -11,6 +11,7 @@ import logging
 
 import dspy
 
+from programs.steps import arun_steps, run_steps
 from signatures.answer import AnswerFromPassages
 from signatures.types import Citation, Passage
 
@@ -37,19 +38,22 @@ class FlatRAG(dspy.Module):
         return f"[{d.symbol} {d.year} {d.doctype}, page {p.page}] {p.text}"
 
     def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        passages = self.retrieve(question, doc_ids)
-        return self.finish(self.respond(question=question, passages=[self.label(p) for p in passages]), passages)
+        return run_steps(self.steps(question, doc_ids))
 
     async def aforward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        passages = self.retrieve(question, doc_ids)
-        reply = await self.respond.acall(question=question, passages=[self.label(p) for p in passages])
-        return self.finish(reply, passages)
+        return await arun_steps(self.steps(question, doc_ids))
 
-    def finish(self, reply, passages: list[Passage]) -> dspy.Prediction:
-        catalog = self.resources.store.catalog
-        citations = [Citation(doc_id=p.doc_id, symbol=catalog.get(p.doc_id).symbol, year=catalog.get(p.doc_id).year,
-                              page=p.page, quote=p.text[:200]) for p in passages]  # fmt: skip
+    def steps(self, question: str, doc_ids: list[str] | None):
+        """Retrieve, then one LM call over the labelled passages (yielded: programs.steps)."""
+        passages = self.retrieve(question, doc_ids)
         chunks = [self.label(p) for p in passages]
+        reply = yield self.respond, {"question": question, "passages": chunks}
+        catalog = self.resources.store.catalog
+        citations = []
+        for p in passages:
+            doc = catalog.get(p.doc_id)
+            citations.append(Citation(doc_id=p.doc_id, symbol=doc.symbol, year=doc.year, page=p.page,
+                                      quote=p.text[:200]))  # fmt: skip
         return dspy.Prediction(answer=reply.answer, records=[], code="", result="", citations=citations, missing=[],
                                facts=[], plan=None, warnings=[], retrieved_chunks=chunks,
                                run_log={"doc_interactions": {}},
