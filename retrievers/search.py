@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             passages = store.search(doc_id, query, k=args.k, mode=args.mode)
         except (DocumentNotIndexed, KeyError, IndexVersionError, ValueError) as exc:
-            print(f"warning: {str(exc).strip(chr(34))}", file=sys.stderr)
+            # args[0] is the message itself; str() of a KeyError is its repr, in quotes
+            print(f"warning: {exc.args[0] if exc.args else exc}", file=sys.stderr)
             passages = []
         if args.json:
             print(json.dumps([p.model_dump() for p in passages], ensure_ascii=False))

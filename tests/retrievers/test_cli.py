@@ -84,3 +84,18 @@ def test_bad_arguments_and_missing_index_exit_non_zero(tiny_collection, tmp_path
     )
     assert search.main(["--index", str(c["index"]), "--doc", "unknown-id", "--query", "q"]) == 2
     assert "not in the index's catalog" in capsys.readouterr().err
+
+
+def test_a_batch_line_naming_an_unknown_document_warns_in_plain_words(tiny_collection, tmp_path, capsys):
+    c = tiny_collection
+    args = ["--catalog", str(c["catalog"]), "--pdf-dir", str(c["pdf_dir"]), "--index", str(c["index"])]
+    assert build.main([*args, "--workers", "1", "--embedder", "hashing-256", "--no-progress"]) == 0
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"doc_id": "nope", "query": "x"}\n{"doc_id": "zh1", "query": "毕马威"}\n', encoding="utf-8")
+    capsys.readouterr()
+    assert search.main(["--index", str(c["index"]), "--queries", str(queries), "--json"]) == 0
+    captured = capsys.readouterr()
+    # the KeyError's message, not its quoted repr
+    assert captured.err.strip() == "warning: document 'nope' is not in the catalog"
+    first, second = (json.loads(line) for line in captured.out.splitlines())
+    assert first == [] and "毕马威" in second[0]["text"]
