@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluate.answering import Answered
+from programs.run_folder import dump  # the same JSON files programs.ask writes
 
 RAG_KEYS = ("question_id", "retrieved_chunks", "model_answer")
 
@@ -52,8 +53,8 @@ def write_outputs(out_dir: Path, answered: list[Answered], scores: list[dict], s
         folder = question_folder(out_dir, a.question_id)
         folder.mkdir(parents=True, exist_ok=True)
         run_log = {"question_id": a.question_id, "question": a.question, "doc_interactions": {}, **a.run_log}
-        _dump(folder / "run_log.json", run_log)
-        _dump(folder / "trace.json", a.trace)
+        dump(folder / "run_log.json", run_log)
+        dump(folder / "trace.json", a.trace)
     paths = {
         "results": out_dir / "results.jsonl",
         "agent_output": out_dir / "agent_output.json",
@@ -64,8 +65,8 @@ def write_outputs(out_dir: Path, answered: list[Answered], scores: list[dict], s
             row = {**a.__dict__, "scores": s}
             row.pop("trace", None)  # the trace lives in questions/<qid>/trace.json
             f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-    _dump(paths["agent_output"], [agent_entry(out_dir, a, rag) for a in answered])
-    _dump(paths["summary"], summary)
+    dump(paths["agent_output"], [agent_entry(out_dir, a, rag) for a in answered])
+    dump(paths["summary"], summary)
     return paths
 
 
@@ -78,7 +79,3 @@ def table_rows(answered: list[Answered], scores: list[dict]) -> list[dict]:
                      "records": len(a.records), "missing_documents": len(a.missing),
                      **{k: v for k, v in s.items() if not isinstance(v, (dict, list))}})  # fmt: skip
     return rows
-
-
-def _dump(path: Path, content: Any) -> None:
-    path.write_text(json.dumps(content, ensure_ascii=False, indent=2, default=str), encoding="utf-8")

@@ -100,6 +100,9 @@ def test_agent_output_is_what_the_mudabench_evaluator_reads(small_corpus, brain_
         assert set(run_log["doc_interactions"]) == gold_docs
         assert all(qa["prompt"] and qa["answer"] for qas in run_log["doc_interactions"].values() for qa in qas)
         assert isinstance(json.loads(entry["json_data"]), list)
+        assert isinstance(json.loads((Path(entry["agent_log_dir"]) / "trace.json").read_text()), dict)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n"] == LIMIT and summary["variant"] == "uncompiled" and summary["judged"] == 0
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [row["question_id"] for row in lines] == [e["question_id"] for e in entries]
     assert all({"answer", "records", "facts", "scores"} <= set(row) for row in lines)
