@@ -134,7 +134,7 @@ class DocumentIndex:
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
     @classmethod
-    def load(cls, folder: str | Path, embedder: Embedder | None = None) -> DocumentIndex:
+    def load(cls, folder: str | Path) -> DocumentIndex:
         folder = Path(folder)
         meta = cls.read_meta(folder)
         if meta is None:
@@ -146,12 +146,9 @@ class DocumentIndex:
             )
         lines = (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
         chunks = [Chunk(**json.loads(line)) for line in lines if line]
-        dense = None
-        if meta["embedder"] is None:
-            embedder = None
-        else:
-            if embedder is None or embedder.name != meta["embedder"]:
-                embedder = get_embedder(meta["embedder"])
+        dense = embedder = None
+        if meta["embedder"] is not None:
+            embedder = get_embedder(meta["embedder"])
             dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = LexicalIndex.load(folder / "bm25", meta["tokenizer"])
         return cls(meta["doc_id"], chunks, dense, lexical, embedder, meta)

@@ -17,9 +17,9 @@ def test_many_threads_opening_the_same_documents_share_one_load(tiny_collection,
     loads = []
     real_load = DocumentIndex.load
 
-    def counting_load(folder, embedder=None):
+    def counting_load(folder):
         loads.append(folder.name)
-        return real_load(folder, embedder)
+        return real_load(folder)
 
     monkeypatch.setattr(DocumentIndex, "load", staticmethod(counting_load))
     with ThreadPoolExecutor(max_workers=16) as pool:
