@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from evaluate import run as evaluate_run
-from programs.cli_inputs import add_lm_arguments, lm_overrides, parse_cli
+from programs.cli_inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from programs.settings import NoLMConfigured, Settings
 
 logger = logging.getLogger(__name__)
@@ -104,10 +104,7 @@ def main(argv=None) -> int:
                 "--concurrency", str(args.concurrency)]  # fmt: skip
     if args.limit:
         run_args += ["--limit", str(args.limit)]
-    for flag, value in (("--lm", args.lm), ("--api-base", args.api_base), ("--api-key", args.api_key)):
-        if value:
-            run_args += [flag, value]
-    return evaluate_run.main(run_args)
+    return evaluate_run.main(run_args + lm_argv(args))
 
 
 if __name__ == "__main__":

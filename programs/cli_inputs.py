@@ -51,3 +51,9 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
     return args
+
+
+def lm_argv(args) -> list[str]:
+    """add_lm_arguments' flags as given, back as argv: for a CLI that runs another CLI (evaluate.demo)."""
+    return [arg for key, value in lm_overrides(args).items() if value
+            for arg in (f"--{key.replace('_', '-')}", value)]  # fmt: skip

@@ -78,3 +78,17 @@ def test_the_real_steps_run_once_and_are_skipped_the_second_time(tmp_path, capsy
     assert demo.corpus_ready(out / "corpus") and demo.index_ready(out / "index")
     steps = _no_rebuild(monkeypatch)
     assert demo.main(["--out", str(out)]) == 2 and steps == []
+
+
+def test_lm_flags_and_options_are_passed_on_to_evaluate_run(small_corpus, tmp_path, monkeypatch):
+    out = _prepared_demo_folder(small_corpus, tmp_path)
+    _no_rebuild(monkeypatch)
+    seen = []
+    monkeypatch.setattr(demo.evaluate_run, "main", lambda argv: seen.append(argv) or 0)
+    assert demo.main(["--out", str(out), "--limit", "0", "--concurrency", "3", "--lm", "openai/m",
+                      "--api-base", "http://127.0.0.1:9/v1"]) == 0  # fmt: skip
+    (argv,) = seen
+    assert argv[argv.index("--lm") + 1] == "openai/m" and argv[argv.index("--api-base") + 1] == "http://127.0.0.1:9/v1"
+    assert "--api-key" not in argv, "a flag not given is not passed on (the environment's value stays)"
+    assert "--limit" not in argv and argv[argv.index("--concurrency") + 1] == "3"  # --limit 0 = every question
+    assert argv[argv.index("--dataset") + 1] == str(out / "corpus" / "dataset.json")
