@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,10 +123,7 @@ def _drop_running_lines(pages: list[Page]) -> None:
     for page in texts:
         lines = [line for b in page.blocks if b.kind == "text" for line in b.lines]
         edges.append({_running_key(x) for x in lines[:RUNNING_EDGE] + lines[-RUNNING_EDGE:]})
-    counts: dict[str, int] = {}
-    for keys in edges:
-        for key in keys:
-            counts[key] = counts.get(key, 0) + 1
+    counts = Counter(key for keys in edges for key in keys)
     running = {k for k, n in counts.items() if n >= max(3, RUNNING_SHARE * len(texts))}
     if not running:
         return
