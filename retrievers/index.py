@@ -160,11 +160,10 @@ class DocumentIndex:
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
         """Cosine per chunk; -1 everywhere for a document indexed without a dense side."""
-        n = len(self.chunks)
+        out = np.full(len(self.chunks), -1.0, dtype=np.float32)
         if self.dense is None:
-            return np.full(n, -1.0, dtype=np.float32)
-        sims, ids = self.dense.search(query_vector.reshape(1, -1).astype(np.float32), n)
-        out = np.full(n, -1.0, dtype=np.float32)
+            return out
+        sims, ids = self.dense.search(query_vector.reshape(1, -1).astype(np.float32), len(out))
         keep = ids[0] >= 0
         out[ids[0][keep]] = sims[0][keep]
         return out
