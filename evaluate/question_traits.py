@@ -18,14 +18,6 @@ RANKING = re.compile(
     re.I,
 )
 TIES = re.compile(r"并列|\bties?\b|\btied\b", re.I)
-WORD_NUMBERS = {"一": 1, "two": 2, "二": 2, "两": 2, "three": 3, "三": 3, "four": 4, "四": 4, "five": 5, "五": 5,
-                "ten": 10, "十": 10}  # fmt: skip
-TOP_K = [
-    re.compile(r"前\s*(\d+|[一二两三四五十])", re.I),
-    re.compile(r"最\S{0,12}?的\s*(\d+|[一二两三四五十])\s*家", re.I),
-    re.compile(r"\btop\s+(\d+|two|three|four|five|ten)\b", re.I),
-    re.compile(r"\b(\d+|two|three|four|five|ten)\s+(?:companies|firms|stocks)\b", re.I),
-]
 ASKS_VALUES = re.compile(
     r"多少|几家|几天|几个|及其|和具体|以及|和它们|和这些|具体|得分|金额|比例是|增长率是|(?:代码|symbols?)\s*(?:和|及|、|and)|"
     r"exact|how many|how much|amounts?\b|percentages?\b|\bvalues?\b",
@@ -43,7 +35,6 @@ ASKS_DATE = re.compile(r"哪个日期|哪一天|什么日期|哪天|which (?:dat
 class QuestionTraits:
     ranking: bool  # the order of the named companies matters
     ties: bool  # the question allows ties: companies within a tier may come in any order
-    top_k: int | None  # "top three" -> 3
     asks_values: bool  # numbers in the gold answer are key facts, not asides
     asks_month: bool  # "哪个月份": the month is the answer even when nothing else is asked
     asks_date: bool
@@ -55,19 +46,11 @@ class QuestionTraits:
 def read_question(question: str) -> QuestionTraits:
     text = fold(question)
     chinese = bool(re.search(r"[\u4e00-\u9fff]", text))
-    top_k = None
-    for pattern in TOP_K:
-        m = pattern.search(text)
-        if m:
-            token = m.group(1).lower()
-            top_k = int(token) if token.isdigit() else WORD_NUMBERS.get(token)
-            break
     dates = [(d.start, d.end) for d in find_dates(text)]
     numbers = frozenset((q.raw, q.kind) for q in find_quantities(text, dates))
     return QuestionTraits(
         ranking=bool(RANKING.search(text)),
         ties=bool(TIES.search(text)),
-        top_k=top_k,
         asks_values=bool(ASKS_VALUES.search(text)),
         asks_month=bool(ASKS_MONTH.search(text)),
         asks_date=bool(ASKS_DATE.search(text)),
