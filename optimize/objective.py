@@ -20,6 +20,20 @@ from evaluate.metrics import final_match, records_to_facts, score_question
 from signatures.types import FieldSpec, SubQuery
 
 
+class FeedbackMetric:
+    """A metric in the shape DSPy optimizers call; subclasses say how one prediction scores and why."""
+
+    def judge(self, example, pred) -> tuple[float, str]:
+        raise NotImplementedError
+
+    def __call__(self, example, pred, trace=None, pred_name=None, pred_trace=None):
+        score, feedback = self.judge(example, pred)
+        # GEPA passes pred_name when it wants feedback for one predictor; everyone else wants a number.
+        if pred_name is not None:
+            return dspy.Prediction(score=score, feedback=feedback)
+        return score
+
+
 # ---- whole program ---------------------------------------------------------------------------------
 def program_examples(items: list[DatasetItem]) -> list[dspy.Example]:
     """Inputs = question + document ids only; question_id is a label the metric uses to find the gold."""
@@ -27,7 +41,7 @@ def program_examples(items: list[DatasetItem]) -> list[dspy.Example]:
         "question", "doc_ids") for i in items]  # fmt: skip
 
 
-class ProgramMetric:
+class ProgramMetric(FeedbackMetric):
     """Final + process accuracy of one answered question; a Prediction with feedback when GEPA asks."""
 
     def __init__(self, items: list[DatasetItem], final_weight: float = 0.5):
@@ -48,10 +62,6 @@ class ProgramMetric:
         feedback = (f"Final answer {verdict} ({match.reason}); gold answer: {item.final_answer}\n"
                     f"Extracted cells right: {process.cell_accuracy:.0%}\n{process.feedback()}")  # fmt: skip
         return score, feedback
-
-    def __call__(self, example, pred, trace=None, pred_name=None, pred_trace=None):
-        score, feedback = self.judge(example, pred)
-        return feedback_or_score(score, feedback, pred_name)
 
 
 # ---- extractor alone -------------------------------------------------------------------------------
@@ -128,7 +138,7 @@ def facts_as_text(facts) -> dict[str, dict[str, Any]]:
     return out
 
 
-class CellMetric:
+class CellMetric(FeedbackMetric):
     """Cell accuracy of one document's extraction against its gold row."""
 
     def __init__(self):
@@ -141,14 +151,3 @@ class CellMetric:
         failures = getattr(pred, "failures", None) or []
         reason = f"\nThe document failed: {failures[0].reason}" if failures else ""
         return process.cell_accuracy, process.feedback() + reason
-
-    def __call__(self, example, pred, trace=None, pred_name=None, pred_trace=None):
-        score, feedback = self.judge(example, pred)
-        return feedback_or_score(score, feedback, pred_name)
-
-
-def feedback_or_score(score: float, feedback: str, pred_name: str | None):
-    """GEPA passes pred_name when it wants feedback for one predictor; everyone else wants a number."""
-    if pred_name is not None:
-        return dspy.Prediction(score=score, feedback=feedback)
-    return score
