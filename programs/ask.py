@@ -38,8 +38,8 @@ def parse_args(argv):
     add_lm_arguments(p)
     for stage in ("planner", "extractor", "normalizer", "coder", "answer"):
         p.add_argument(f"--lm-{stage}", help=f"model for the {stage} stage (COLLATE_LM_{stage.upper()})")
-    p.add_argument("--concurrency", type=int, help="documents extracted at once (COLLATE_CONCURRENCY, default 8)")
-    p.add_argument("--k", type=int, help="passages per field per document (COLLATE_K, default 5)")
+    p.add_argument("--concurrency", type=int, help=f"documents extracted at once (COLLATE_CONCURRENCY, default {Settings.concurrency})")
+    p.add_argument("--k", type=int, help=f"passages per field per document (COLLATE_K, default {Settings.k})")
     p.add_argument("--fact-store", help="SQLite fact store (COLLATE_FACT_STORE; default <index>/facts.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the documents done / total display")
     p.add_argument("-v", "--verbose", action="store_true")

@@ -99,3 +99,13 @@ def test_progress_shows_documents_done_over_total_on_stderr(cli, tmp_path, capsy
     assert ask.main(["--index", str(tmp_path), "q"]) == 0
     captured = capsys.readouterr()
     assert "documents" in captured.err and "3/3" in captured.err and "3/3" not in captured.out
+
+
+def test_help_states_the_real_defaults(capsys):
+    from programs.settings import Settings
+
+    with pytest.raises(SystemExit):
+        ask.parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"COLLATE_CONCURRENCY, default {Settings.concurrency})" in text
+    assert f"COLLATE_K, default {Settings.k})" in text
