@@ -45,7 +45,7 @@ class CallBudget:
     def charge(self, model: str = "") -> None:
         """Count one call, or raise BudgetExhausted if the cap is already reached."""
         with self._lock:
-            if self.max_calls is not None and self.calls >= self.max_calls:
+            if self.exhausted:
                 self.refused += 1
                 if self.refused == 1:
                     logger.warning("LM call budget of %d calls reached: refusing further calls", self.max_calls)

@@ -76,6 +76,13 @@ def test_budget_stops_a_compile_cleanly(rule_lm, toy):
     assert len(compiled.demos) <= 4
 
 
+def test_budget_without_a_cap_only_counts():
+    budget = CallBudget()
+    for _ in range(50):
+        budget.charge("openai/m")
+    assert budget.summary() == {"lm_calls": 50, "max_calls": None, "refused_calls": 0, "budget_exhausted": False}
+
+
 def test_budget_rejects_a_nonsense_cap():
     with pytest.raises(ValueError, match="--max-calls"):
         CallBudget(max_calls=0)
