@@ -76,7 +76,7 @@ def _run_mipro(optimizer, student, trainset, valset, opts):
 
 def _gepa(metric, opts, n_train):
     if opts.reflection_lm is None:
-        raise ValueError("gepa needs a reflection LM: pass --reflection-lm MODEL (or set COLLATE_LM)")
+        raise ValueError("gepa needs a reflection LM: set COLLATE_LM or pass --lm MODEL (GEPA reflects with the main LM)")
     budget = opts.max_metric_calls or max(2 * n_train, 4)
     return dspy.GEPA(
         metric=metric,

@@ -27,7 +27,7 @@ def test_names_map_to_the_dspy_optimizers(rule_lm, toy):
 def test_unknown_name_and_missing_reflection_lm_say_what_to_do(toy):
     with pytest.raises(ValueError, match="choose one of bootstrap, mipro, gepa, simba"):
         make_optimizer("adam", toy["metric"])
-    with pytest.raises(ValueError, match="--reflection-lm"):
+    with pytest.raises(ValueError, match="COLLATE_LM or pass --lm"):
         make_optimizer("gepa", toy["metric"])
 
 
