@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, str(ROOT))
 
 from programs.sandbox import run_code  # noqa: E402
-from programs.sandbox_isolation import bwrap_problem  # noqa: E402
+from programs.sandbox.isolation import bwrap_problem  # noqa: E402
 
 USER_CODE = "print(round(df.groupby('sector')['value'].mean().max(), 3))"
 PLAIN_CODE = (

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from programs import sandbox as sandbox_module
-from programs import sandbox_isolation
 from programs.sandbox import Limits, run_code
-from programs.sandbox_isolation import bwrap_problem
-from programs.sandbox_process import kill_uid
+from programs.sandbox import core as sandbox_module
+from programs.sandbox import isolation as sandbox_isolation
+from programs.sandbox.isolation import bwrap_problem
+from programs.sandbox.process import kill_uid
 
 
 def test_full_isolation_is_available_here():
@@ -362,7 +362,7 @@ os._exit(3)
 def test_a_killed_caller_takes_the_sandbox_down_with_it(tmp_path):
     uid = 1_000_000 + secrets.randbelow(1_000_000)
     caller = (
-        "import programs.sandbox_isolation as iso\n"
+        "import programs.sandbox.isolation as iso\n"
         f"iso.throwaway_uid = lambda: {uid}\n"
         "from programs.sandbox import run_code\n"
         "run_code('import time\\nwhile True: time.sleep(1)', [], timeout=60)\n"

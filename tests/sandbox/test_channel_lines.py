@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from programs.sandbox_process import _control_messages, _status_messages
+from programs.sandbox.process import _control_messages, _status_messages
 
 
 def test_status_messages_keep_a_partial_line_for_the_next_read():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from programs import sandbox_isolation
+from programs.sandbox import isolation as sandbox_isolation
 from programs.sandbox import run_code
 
 
@@ -21,7 +21,7 @@ def no_bwrap(monkeypatch):
 
 def test_degraded_run_works_but_says_what_is_missing(no_bwrap, caplog, tmp_path):
     target = tmp_path / "written-by-fallback"
-    with caplog.at_level(logging.WARNING, logger="programs.sandbox_isolation"):
+    with caplog.at_level(logging.WARNING, logger="programs.sandbox.isolation"):
         res = run_code(f"print(df['v'].sum())\nopen({str(target)!r}, 'w')", [{"v": 2}, {"v": 3}], timeout=5)
     assert res.stdout == "5\n"
     assert {"filesystem", "network", "pid-namespace"} <= set(res.missing_protection)

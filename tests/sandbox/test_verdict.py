@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from programs.sandbox import Limits
-from programs.sandbox_process import Outcome
-from programs.sandbox_verdict import verdict as read_verdict
+from programs.sandbox.process import Outcome
+from programs.sandbox.verdict import verdict as read_verdict
 
 LIMITS = Limits()
 

@@ -16,25 +16,23 @@ missing in `missing_protection`; COLLATE_SANDBOX_STRICT=1 refuses to run instead
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
 import os
-import sys
 import tempfile
 import threading
 import weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from programs import sandbox_isolation as isolation
-from programs.sandbox_process import Outcome, kill_uid, watch
-from programs.sandbox_verdict import verdict
+from programs.sandbox import isolation
+from programs.sandbox.process import Outcome, kill_uid, watch
+from programs.sandbox.verdict import verdict
 
 logger = logging.getLogger(__name__)
 
-RUNNER = Path(__file__).with_name("sandbox_runner.py")
+RUNNER = Path(__file__).with_name("runner.py")
 MIN_MEMORY_MB = 512  # pandas alone maps ~330 MB of address space
 
 
@@ -356,35 +354,3 @@ def _build_job(
         raise
     argv = [*prefix, "-I", "-S", f"{inside_job}/runner.py", f"{inside_job}/job.json"]
     return argv, env, work_dir, (status_read, status_write)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m programs.sandbox", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--code", required=True, type=Path, help="Python file to run")
-    parser.add_argument("--records", required=True, type=Path, help="JSON file: a list of record objects")
-    parser.add_argument("--timeout", type=float, default=20.0, help="wall-clock seconds (default 20)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        code = args.code.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"error: cannot read --code {args.code}: {exc}; pass a UTF-8 Python file", file=sys.stderr)
-        return 2
-    try:
-        records = json.loads(args.records.read_text(encoding="utf-8"))
-        _check_records(records)
-    except (OSError, ValueError, TypeError) as exc:
-        print(
-            f"error: --records {args.records}: {exc}; pass a JSON file holding a list of objects",
-            file=sys.stderr,
-        )
-        return 2
-    if args.timeout <= 0:
-        print(f"error: --timeout {args.timeout:g} must be a positive number of seconds", file=sys.stderr)
-        return 2
-    print(run_code(code, records, timeout=args.timeout).to_json())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

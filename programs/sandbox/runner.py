@@ -1,7 +1,7 @@
 """The script that runs INSIDE the sandbox: load records, drop privileges, run the analysis code.
 
 Stand-alone on purpose (standard library at import time, no project imports): it is executed as
-`python -I -S sandbox_runner.py JOB.json` by a bare interpreter that sees only the bound paths.
+`python -I -S runner.py JOB.json` by a bare interpreter that sees only the bound paths.
 It starts before the code exists ("warm start": the host starts it while the LM is still writing
 the code). It talks to the host over the status file descriptor named in the job: one JSON line
 {"event": "warm"} once pandas is imported and the records and DataFrame are loaded; then it reads

@@ -10,7 +10,7 @@ from __future__ import annotations
 import signal
 from dataclasses import asdict
 
-from programs.sandbox_process import Outcome
+from programs.sandbox.process import Outcome
 
 LIMIT_WORDS = {
     "timeout": "wall-clock timeout of {timeout:g} s reached; make the code faster",

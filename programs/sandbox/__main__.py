@@ -1,0 +1,46 @@
+"""`python -m programs.sandbox --code FILE.py --records FILE.json [--timeout SECONDS]`: run analysis
+code the way the program does and print the SandboxResult as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from programs.sandbox.core import _check_records, run_code
+
+DESCRIPTION = "Run analysis code over records the way the program does: isolated, bounded, reported as JSON."
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m programs.sandbox", description=DESCRIPTION)
+    parser.add_argument("--code", required=True, type=Path, help="Python file to run")
+    parser.add_argument("--records", required=True, type=Path, help="JSON file: a list of record objects")
+    parser.add_argument("--timeout", type=float, default=20.0, help="wall-clock seconds (default 20)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        code = args.code.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: cannot read --code {args.code}: {exc}; pass a UTF-8 Python file", file=sys.stderr)
+        return 2
+    try:
+        records = json.loads(args.records.read_text(encoding="utf-8"))
+        _check_records(records)
+    except (OSError, ValueError, TypeError) as exc:
+        print(
+            f"error: --records {args.records}: {exc}; pass a JSON file holding a list of objects",
+            file=sys.stderr,
+        )
+        return 2
+    if args.timeout <= 0:
+        print(f"error: --timeout {args.timeout:g} must be a positive number of seconds", file=sys.stderr)
+        return 2
+    print(run_code(code, records, timeout=args.timeout).to_json())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
