@@ -190,7 +190,7 @@ def prepare(work: Path, documents: int) -> tuple[Path, Path, list[dict]]:
 def ask_once(
     index: Path, scope_file: Path, question_id: str, fact_store: Path, concurrency: int | None
 ) -> tuple[int, dict, float]:
-    from programs import ask
+    from collate import ask
 
     argv = [
         "--index",
@@ -261,7 +261,7 @@ def main(argv=None) -> int:
         calls2, kinds2, tokens2 = s2["calls"], s2["kinds"], s2["tokens"]
 
     if code or code2:
-        print(f"error: programs.ask exited {code} / {code2}", file=sys.stderr)
+        print(f"error: collate.ask exited {code} / {code2}", file=sys.stderr)
         return 1
     sequential = calls * args.latency
     ratio = wall / sequential

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import dspy
 
 from evaluate.dataset import PublicItem
-from programs.run_folder import to_jsonable
+from programs.runtime.run_folder import to_jsonable
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from evaluate import run as evaluate_run
-from programs.cli_inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
-from programs.settings import NoLMConfigured, Settings
+from programs.runtime.cli_inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
+from programs.runtime.settings import NoLMConfigured, Settings
 
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,8 +27,8 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_outputs import table_rows, write_outputs
 from evaluate.score import score_items
-from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
-from programs.settings import NoLMConfigured, Settings, build_lm, configure
+from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from programs.runtime.settings import NoLMConfigured, Settings, build_lm, configure
 
 logger = logging.getLogger(__name__)
 
@@ -59,9 +59,8 @@ def build_variant(program_arg: str | None, settings: Settings, store, out_dir: P
 
         return build_flat_rag(settings, store, with_metadata=FLAT_VARIANTS[program_arg])
     from programs.analyst import build_program
-    from programs.facts import FactStore
 
-    program = build_program(settings, store, facts=FactStore(settings.fact_store or out_dir / "facts.sqlite"))
+    program = build_program(settings, store)  # settings.fact_store: this run's own (see main)
     if program_arg:
         path = Path(program_arg)
         if not path.is_file():
@@ -203,13 +202,15 @@ def main(argv=None) -> int:
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
+        if not settings.fact_store:  # a run keeps its own facts (never scored on another run's), logged with it
+            settings = settings.replace(fact_store=str(out_dir / "facts.sqlite"))
         items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
         store = open_store(args.index)
         check_coverage(items, store, args.dataset, args.index)
         program = build_variant(args.program, settings, store, out_dir)
         configure(settings, program)
         judge = None if args.no_judge else make_judge(settings, out_dir)
-    except (BadInput, DatasetError, NoLMConfigured) as e:
+    except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     params = {"dataset": str(args.dataset), "index": str(args.index), "program": args.program or "",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluate.answering import Answered
-from programs.run_folder import dump  # the same JSON files programs.ask writes
+from programs.runtime.run_folder import dump  # the same JSON files collate.ask writes
 
 RAG_KEYS = ("question_id", "retrieved_chunks", "model_answer")
 

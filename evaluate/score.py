@@ -24,8 +24,8 @@ from evaluate.final_match import final_match
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.metrics import full_correct
 from evaluate.process import aggregate, records_to_facts, score_question
-from programs.cli_inputs import parse_cli
-from programs.settings import NoLMConfigured, Settings, build_lm
+from programs.runtime.cli_inputs import parse_cli
+from programs.runtime.settings import NoLMConfigured, Settings, build_lm
 
 logger = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ def score_items(
 
 
 def build_judge_lm(model: str):
-    """The judge LM, built where every LM is built (programs.settings), at temperature 0."""
+    """The judge LM, built where every LM is built (programs.runtime.settings), at temperature 0."""
     settings = Settings.from_env({"lm_judge": model, "temperature": 0.0}, require_lm=False)
     return build_lm(settings, "judge")
 

@@ -29,8 +29,8 @@ from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_datas
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with
-from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
-from programs.settings import NoLMConfigured, Settings, configure
+from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from programs.runtime.settings import NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +61,9 @@ class CompileResult:
 
 def analyst_without_fact_reuse(settings: Settings, store):
     """The Analyst with no fact store: every candidate must really extract, or optimizing it is moot."""
-    from programs.analyst import Analyst, Resources
+    from programs.analyst import build_program
 
-    return Analyst(Resources(store, None, settings))
+    return build_program(settings.replace(fact_reuse=False), store)
 
 
 def training_sets(items: list[DatasetItem], job: CompileJob) -> tuple[list, list, object]:

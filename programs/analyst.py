@@ -1,114 +1,91 @@
 """Analyst: planner -> per-document extractor -> normalizer -> code-writer -> answerer, one dspy.Module.
 
-`build_program(settings, store)` builds it. The index store and the fact store sit in a holder whose
-__deepcopy__ returns itself, so DSPy optimizers that copy the program per candidate share them
+`build_program(settings, store)` builds it from the one settings block. Each stage is given what it
+needs in its constructor; the big shared objects (index store, fact store, warm sandboxes) return
+themselves when deep-copied, so DSPy optimizers that copy the program per candidate share them
 instead of copying indexes. Saved state (compiled.json) holds only the predictors' demos/instructions.
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import dspy
 
-from programs.answer import Answerer
-from programs.code_writer import CodeWriter
-from programs.extractor import DocumentExtractor
-from programs.facts import FactStore
-from programs.normalizer import Normalizer
-from programs.planner import Planner
-from programs.run_folder import build_run_log
-from programs.settings import Settings
-from programs.steps import arun_steps, run_steps
+from programs.result import ProgramResult
+from programs.runtime.facts import FactStore
+from programs.runtime.run_folder import build_run_log
+from programs.runtime.settings import Settings
+from programs.stages.answer import Answer, Answerer
+from programs.stages.code_writer import Analysis, CodeWriter, no_records
+from programs.stages.extractor import DocumentExtractor, Extraction
+from programs.stages.normalizer import Normalized, Normalizer
+from programs.stages.planner import Planned, Planner
+from programs.stages.warm_sandbox import WarmSandboxes
 from signatures.types import DocumentFailure
 
 logger = logging.getLogger(__name__)
 
 
-class Resources:
-    """Big shared objects (index, catalog, facts, settings): never copied, never saved."""
-
-    def __init__(self, store, facts: FactStore | None, settings: Settings):
-        self.store, self.facts, self.settings = store, facts, settings
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __repr__(self) -> str:  # keeps reprs of the program short
-        return f"Resources(store={type(self.store).__name__}, facts={getattr(self.facts, 'path', None)})"
-
-
 class Analyst(dspy.Module):
-    def __init__(self, resources: Resources):
+    def __init__(self, planner: Planner, extractor: DocumentExtractor, normalizer: Normalizer,
+                 code_writer: CodeWriter, answerer: Answerer):  # fmt: skip
         super().__init__()
-        self.resources = resources
-        self.planner = Planner(resources)
-        self.extractor = DocumentExtractor(resources)
-        self.normalizer = Normalizer(resources)
-        self.code_writer = CodeWriter(resources)
-        self.answerer = Answerer(resources)
+        self.planner = planner
+        self.extractor = extractor
+        self.normalizer = normalizer
+        self.code_writer = code_writer
+        self.answerer = answerer
 
-    def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        return run_steps(self.stages(question, doc_ids, on_progress))
+    @property
+    def catalog(self):
+        return self.planner.catalog
 
-    async def aforward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        return await arun_steps(self.stages(question, doc_ids, on_progress))
-
-    def stages(self, question: str, doc_ids: list[str] | None, on_progress):
-        """The pipeline once for forward and aforward, each stage's call yielded (see programs.steps)."""
+    def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> ProgramResult:
+        """on_progress(done, total, outcome) as each document's extraction finishes."""
         scope = self.scope(doc_ids)
         self.code_writer.warm_up()  # the sandbox starts while planning and extraction run, off the critical path
         try:
-            planned = yield self.planner, {"question": question, "scope": scope}
+            planned = self.planner(question=question, scope=scope)
         except Exception as e:  # without a plan nothing can be read: say so, per document
             return self.unplanned(question, scope, e)
-        extracted = yield self.extractor, {"assignments": planned.assignments, "on_done": on_progress}
-        documents = readable(planned, extracted)
-        normalized = yield self.normalizer, {"fields": planned.plan.fields(), "facts": extracted.facts,
-                                             "documents": documents}  # fmt: skip
+        extracted = self.extractor(assignments=planned.assignments, on_done=on_progress)
+        failed = {f.doc_id for f in extracted.failures}
+        readable = {doc_id: doc for doc_id, doc in planned.documents.items() if doc_id not in failed}
+        normalized = self.normalizer(fields=planned.plan.fields(), facts=extracted.facts, documents=readable)
         if normalized.records:
-            analysis = yield self.code_writer, {"question": question, "columns": normalized.schema.columns(),
-                                                "records": normalized.records}  # fmt: skip
+            analysis = self.code_writer(question=question, columns=normalized.schema.columns(),
+                                        records=normalized.records)  # fmt: skip
         else:
             analysis = no_records()
-        answered = yield self.answerer, {"question": question, "result": analysis.result,
-                                         "records": normalized.records, "facts": extracted.facts,
-                                         "failures": extracted.failures, "documents": planned.documents}  # fmt: skip
+        answered = self.answerer(question=question, result=analysis.result, records=normalized.records,
+                                 facts=extracted.facts, failures=extracted.failures,
+                                 documents=planned.documents)  # fmt: skip
         return assemble(question, scope, planned, extracted, normalized, analysis, answered)
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:
         """Unknown ids are a caller error: name them instead of silently shrinking the scope."""
         if doc_ids is None:
             return None
-        known = {doc.id for doc in self.resources.store.catalog.documents()}
+        known = {doc.id for doc in self.catalog.documents()}
         unknown = [d for d in doc_ids if d not in known]
         if unknown:
             raise ValueError(f"documents not in the index: {unknown[:5]}{' ...' if len(unknown) > 5 else ''}; "
                              "rebuild the index over them or drop them from doc_ids")  # fmt: skip
         return list(doc_ids)
 
-    def unplanned(self, question: str, scope: list[str] | None, error: Exception) -> dspy.Prediction:
+    def unplanned(self, question: str, scope: list[str] | None, error: Exception) -> ProgramResult:
         reason = f"planning failed: {type(error).__name__}: {error}"[:500]
         logger.error(reason)
-        docs = self.resources.store.catalog.select(None, within=scope)
-        missing = [DocumentFailure(doc_id=d.id, stage="plan", reason=reason) for d in docs]
-        run_log = build_run_log(question, {}, [], missing)
-        return dspy.Prediction(answer=f"No answer: {reason}", records=[], code="", result="", citations=[],
-                               missing=missing, facts=[], plan=None, run_log=run_log, warnings=[reason],
-                               trace={"plan": {"question": question, "scope": scope, "error": reason}})  # fmt: skip
+        missing = [DocumentFailure(doc_id=d.id, stage="plan", reason=reason)
+                   for d in self.catalog.select(None, within=scope)]  # fmt: skip
+        return ProgramResult(answer=f"No answer: {reason}", missing=missing, warnings=[reason],
+                             run_log=build_run_log(question, {}, [], missing),
+                             trace={"plan": {"question": question, "scope": scope, "error": reason}})  # fmt: skip
 
 
-def readable(planned, extracted) -> dict:
-    failed = {f.doc_id for f in extracted.failures}
-    return {doc_id: doc for doc_id, doc in planned.documents.items() if doc_id not in failed}
-
-
-def no_records() -> dspy.Prediction:
-    return dspy.Prediction(code="", result="ERROR: no document in scope yielded any value", ok=False, attempts=[])
-
-
-def assemble(question, scope, planned, extracted, normalized, analysis, answered) -> dspy.Prediction:
+def assemble(question, scope, planned: Planned, extracted: Extraction, normalized: Normalized,
+             analysis: Analysis, answered: Answer) -> ProgramResult:  # fmt: skip
     trace = {
         "plan": {"question": question, "scope": scope, "plan": planned.plan.model_dump(),
                  "assignments": {d: [sq.query for sq in sqs] for d, sqs in planned.assignments.items()},
@@ -122,7 +99,7 @@ def assemble(question, scope, planned, extracted, normalized, analysis, answered
                               "missing": [f.model_dump() for f in extracted.failures]},
                    "answer": answered.answer, "citations": [c.model_dump() for c in answered.citations]},
     }  # fmt: skip
-    return dspy.Prediction(
+    return ProgramResult(
         answer=answered.answer, records=normalized.records, code=analysis.code, result=analysis.result,
         citations=answered.citations, missing=extracted.failures, facts=extracted.facts, plan=planned.plan,
         run_log=build_run_log(question, planned.assignments, extracted.facts, extracted.failures),
@@ -130,18 +107,18 @@ def assemble(question, scope, planned, extracted, normalized, analysis, answered
     )  # fmt: skip
 
 
-def default_fact_path(settings: Settings, store) -> str | None:
-    """settings.fact_store, else <index>/facts.sqlite when the store knows its folder, else in memory."""
-    if settings.fact_store:
-        return settings.fact_store
-    folder = getattr(store, "index_dir", None) or getattr(store, "root", None)
-    return str(Path(folder) / "facts.sqlite") if folder else None
-
-
 def build_program(settings: Settings, store, facts: FactStore | None = None) -> Analyst:
-    """The Analyst over `store`; facts from `facts`, else settings.fact_store / <index>/facts.sqlite."""
+    """The Analyst over `store`. Facts: `facts` if given, else the store settings.fact_path(store)
+    names; none at all when settings.fact_reuse is off (every run asks the LM)."""
     if not settings.fact_reuse:
         facts = None
     elif facts is None:
-        facts = FactStore(default_fact_path(settings, store))
-    return Analyst(Resources(store, facts, settings))
+        facts = FactStore(settings.fact_path(store))
+    return Analyst(
+        planner=Planner(store.catalog),
+        extractor=DocumentExtractor(store, facts, k=settings.k, concurrency=settings.concurrency),
+        normalizer=Normalizer(batch_size=settings.normalize_batch),
+        code_writer=CodeWriter(WarmSandboxes(settings.sandbox_limits()), rounds=settings.code_rounds,
+                               timeout=settings.sandbox_timeout, sample_records=settings.sample_records),
+        answerer=Answerer(sample_records=settings.sample_records),
+    )  # fmt: skip

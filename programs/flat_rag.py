@@ -2,65 +2,44 @@
 
 Chunk budget = k x number of documents, ranked together (store.search_pooled). With
 `with_metadata` each passage is labelled with its document's symbol, year and doctype; without it,
-only the page, as in the paper's plain setting. Same Prediction shape as the Analyst.
+only the page, as in the paper's plain setting. Returns the Analyst's ProgramResult.
 """
 
 from __future__ import annotations
 
-import logging
-
 import dspy
 
-from programs.steps import arun_steps, run_steps
+from programs.result import ProgramResult
 from signatures.answer import AnswerFromPassages
 from signatures.types import Citation, Passage
 
-logger = logging.getLogger(__name__)
-
 
 class FlatRAG(dspy.Module):
-    def __init__(self, resources, with_metadata: bool = True):
+    def __init__(self, store, k: int = 5, with_metadata: bool = True):
+        """store: the index (catalog + pooled search); k passages per document in scope."""
         super().__init__()
-        self.resources = resources
-        self.with_metadata = with_metadata
+        self.store, self.k, self.with_metadata = store, k, with_metadata
         self.respond = dspy.Predict(AnswerFromPassages)
 
-    def retrieve(self, question: str, doc_ids: list[str] | None) -> list[Passage]:
-        catalog = self.resources.store.catalog
+    def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> ProgramResult:
+        """Retrieve, then one LM call over the labelled passages. on_progress is accepted for the
+        Analyst's call shape and unused: there are no per-document steps to report."""
+        catalog = self.store.catalog
         n_docs = len(catalog.select(None, within=doc_ids))
-        budget = max(1, int(self.resources.settings.k) * n_docs)
-        return self.resources.store.search_pooled(question, k=budget, doc_ids=doc_ids)
+        passages = self.store.search_pooled(question, k=max(1, self.k * n_docs), doc_ids=doc_ids)
+        documents = {p.doc_id: catalog.get(p.doc_id) for p in passages}
+        chunks = [self.label(p, documents[p.doc_id]) for p in passages]
+        answer = self.respond(question=question, passages=chunks).answer
+        citations = [Citation(doc_id=p.doc_id, symbol=documents[p.doc_id].symbol, year=documents[p.doc_id].year,
+                              page=p.page, quote=p.text[:200]) for p in passages]  # fmt: skip
+        return ProgramResult(answer=answer, citations=citations, retrieved_chunks=chunks,
+                             trace={"retrieve": {"chunks": chunks}, "answer": {"answer": answer}})  # fmt: skip
 
-    def label(self, p: Passage) -> str:
+    def label(self, p: Passage, doc) -> str:
         if not self.with_metadata:
             return f"[page {p.page}] {p.text}"
-        d = self.resources.store.catalog.get(p.doc_id)
-        return f"[{d.symbol} {d.year} {d.doctype}, page {p.page}] {p.text}"
-
-    def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        return run_steps(self.steps(question, doc_ids))
-
-    async def aforward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> dspy.Prediction:
-        return await arun_steps(self.steps(question, doc_ids))
-
-    def steps(self, question: str, doc_ids: list[str] | None):
-        """Retrieve, then one LM call over the labelled passages (yielded: programs.steps)."""
-        passages = self.retrieve(question, doc_ids)
-        chunks = [self.label(p) for p in passages]
-        reply = yield self.respond, {"question": question, "passages": chunks}
-        catalog = self.resources.store.catalog
-        citations = []
-        for p in passages:
-            doc = catalog.get(p.doc_id)
-            citations.append(Citation(doc_id=p.doc_id, symbol=doc.symbol, year=doc.year, page=p.page,
-                                      quote=p.text[:200]))  # fmt: skip
-        return dspy.Prediction(answer=reply.answer, records=[], code="", result="", citations=citations, missing=[],
-                               facts=[], plan=None, warnings=[], retrieved_chunks=chunks,
-                               run_log={"doc_interactions": {}},
-                               trace={"retrieve": {"chunks": chunks}, "answer": {"answer": reply.answer}})  # fmt: skip
+        return f"[{doc.label()}, page {p.page}] {p.text}"
 
 
 def build_flat_rag(settings, store, with_metadata: bool = True) -> FlatRAG:
-    from programs.analyst import Resources
-
-    return FlatRAG(Resources(store, None, settings), with_metadata=with_metadata)
+    return FlatRAG(store, k=settings.k, with_metadata=with_metadata)

@@ -31,6 +31,9 @@ class Catalog:
         for doc in documents:
             self._docs.setdefault(doc.id, doc)  # first row of an id wins: dataset rows repeat documents
 
+    def __deepcopy__(self, memo):
+        return self  # read-only once loaded: every copy of a program (DSPy optimizers copy) shares it
+
     # ---- loading and saving -------------------------------------------------------------
     @classmethod
     def load(cls, path: str | Path) -> Catalog:

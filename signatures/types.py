@@ -34,6 +34,11 @@ UNIT_SYNONYMS = {
 }  # fmt: skip
 
 
+# What identifies a document to the program, the code-writer and the scorer: the only metadata of a
+# MuDABench item a system may see, and the columns code attaches to every record.
+IDENTITY_FIELDS = ("id", "symbol", "year", "doctype")
+
+
 class Document(BaseModel):
     """One file of the collection, as the catalog knows it. Only metadata a system may see."""
 
@@ -45,6 +50,14 @@ class Document(BaseModel):
     path: str | None = None
     pages: int | None = None
     content_hash: str | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """{id, symbol, year, doctype}: what code attaches to this document's record."""
+        return {name: getattr(self, name) for name in IDENTITY_FIELDS}
+
+    def label(self) -> str:
+        """How a person names it: '600001 2023 A股年报'."""
+        return f"{self.symbol} {self.year} {self.doctype}"
 
 
 class Passage(BaseModel):

@@ -1,4 +1,4 @@
-"""End to end: `python -m programs.ask` over a tiny synthetic corpus, through a real HTTP fake LM.
+"""End to end: `python -m collate.ask` over a tiny synthetic corpus, through a real HTTP fake LM.
 
 The fake server on 127.0.0.1 answers with the rule-based brain; COLLATE_* point the program at it,
 exactly as a user points it at a real endpoint. Faults (429, 500, malformed replies) are injected on
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from programs import ask
+from collate import ask
 from tests.e2e.corpus import build_corpus, dataset_items
 from tests.fakes.brain import Brain
 from tests.fakes.server import FakeLMServer, Fault, last_message_contains

@@ -15,7 +15,7 @@ from mlflow.tracking import MlflowClient
 from evaluate import run as evaluate_run
 from evaluate import tracking
 from programs.analyst import build_program
-from programs.settings import Settings
+from programs.runtime.settings import Settings
 from retrievers.store import IndexStore
 
 LIMIT = 3

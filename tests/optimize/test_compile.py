@@ -18,7 +18,7 @@ from evaluate import tracking
 from evaluate.dataset import dataset_hash, load_dataset
 from optimize import compile as compile_cli
 from optimize.compile import CompileJob, analyst_without_fact_reuse, run_compile
-from programs.settings import Settings
+from programs.runtime.settings import Settings
 from retrievers.store import IndexStore
 from tests.fakes.engine import brain_lm
 

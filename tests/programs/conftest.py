@@ -7,8 +7,8 @@ import pytest
 from dspy.utils.dummies import DummyLM
 
 from programs.analyst import build_program
-from programs.facts import FactStore
-from programs.settings import Settings
+from programs.runtime.facts import FactStore
+from programs.runtime.settings import Settings
 from retrievers.catalog import Catalog
 from signatures.types import Document, Passage
 
@@ -32,6 +32,9 @@ class TinyStore:
     def __init__(self):
         self.catalog = Catalog(DOCS)
         self.searches: list[tuple[str, str]] = []
+
+    def __deepcopy__(self, memo):
+        return self  # as IndexStore: shared by every copy of a program
 
     def search(self, doc_id: str, query: str, k: int = 5) -> list[Passage]:
         self.searches.append((doc_id, query))

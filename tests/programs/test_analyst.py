@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 
@@ -23,24 +21,28 @@ def test_forward_answers_with_records_citations_and_run_log(make_program, use_lm
     assert len(lm.history) == 1 + 3 + 1 + 1  # plan, one call per document, code, answer
 
 
-def test_aforward_gives_the_same_answer(make_program, use_lm):
-    use_lm()
-    pred = asyncio.run(make_program().acall(question="哪家公司资本充足率最高？"))
-    assert pred.answer == "资本充足率最高的是600001。"
-    assert len(pred.records) == 3 and pred.missing == []
-
-
 def test_unknown_document_ids_are_named(make_program, use_lm):
     use_lm()
     with pytest.raises(ValueError, match="nope"):
         make_program()(question="q", doc_ids=["doc-a", "nope"])
 
 
-@pytest.mark.parametrize("run", [lambda p: p(question="q"), lambda p: asyncio.run(p.acall(question="q"))])
-def test_a_failed_plan_is_answered_with_every_document_missing_sync_and_async(make_program, use_lm, run):
+def test_a_failed_plan_is_answered_with_every_document_missing(make_program, use_lm):
     lm = use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}})
-    pred = run(make_program())
+    pred = make_program()(question="q")
     assert pred.answer.startswith("No answer: planning failed") and pred.records == [] and pred.plan is None
     assert {m.doc_id for m in pred.missing} == {"doc-a", "doc-b", "doc-c", "doc-esg"}
     assert {m.stage for m in pred.missing} == {"plan"}
     assert all("catalog" in h["messages"][-1]["content"] for h in lm.history)  # no stage after planning ran
+
+
+def test_analyst_and_flat_rag_return_one_result_type(make_program, settings, store, use_lm):
+    from programs.flat_rag import build_flat_rag
+    from programs.result import ProgramResult
+
+    use_lm(**{"[[ ## passages ## ]]": {"answer": "600001"}})
+    flat = build_flat_rag(settings, store)(question="q", doc_ids=["doc-a"])
+    analysed = make_program()(question="哪家公司资本充足率最高？")
+    assert type(flat) is ProgramResult and type(analysed) is ProgramResult
+    assert set(flat.keys()) == set(analysed.keys())  # one shape: no caller needs to know which ran
+    assert flat.records == [] and flat.plan is None and flat.retrieved_chunks and not analysed.retrieved_chunks

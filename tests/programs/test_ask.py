@@ -1,4 +1,4 @@
-"""`python -m programs.ask`: --json shape, dataset scope without gold, run folder, clear exit-2 errors."""
+"""`python -m collate.ask`: --json shape, dataset scope without gold, run folder, clear exit-2 errors."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ import json
 import pytest
 from dspy.utils.dummies import DummyLM
 
-from programs import ask
+from collate import ask
 
 
 @pytest.fixture
-def cli(monkeypatch, store, reply_for):
+def cli(monkeypatch, store, reply_for, tmp_path):
     """ask.main with the tiny store and a DummyLM behind the real Settings -> configure path."""
     lm = DummyLM(reply_for.replies())
+    store.index_dir = tmp_path  # facts go next to the index, as with a real one
     monkeypatch.setattr(ask, "open_store", lambda index_dir: store)
-    monkeypatch.setattr("programs.settings.build_lm", lambda settings, stage=None: lm)
+    monkeypatch.setattr("programs.runtime.settings.build_lm", lambda settings, stage=None: lm)
     monkeypatch.setenv("COLLATE_LM", "dummy/test")
     return lm
 
@@ -63,7 +64,7 @@ def test_no_lm_configured_exits_2_with_the_how_to(monkeypatch, tmp_path, capsys)
 @pytest.mark.parametrize(("argv", "fix"), [
     (["--question-id", "q_1", "q"], "--dataset"),
     (["--dataset", "missing.json"], "--question-id"),
-    (["--dataset", "missing.json", "--question-id", "q_1"], "cannot read dataset"),
+    (["--dataset", "missing.json", "--question-id", "q_1"], "no such dataset; pass a MuDABench JSON file"),
     (["--program", "nope.json", "q"], "program.save"),
 ])  # fmt: skip
 def test_bad_input_is_one_line_naming_the_fix(cli, tmp_path, capsys, argv, fix):
@@ -102,7 +103,7 @@ def test_progress_shows_documents_done_over_total_on_stderr(cli, tmp_path, capsy
 
 
 def test_help_states_the_real_defaults(capsys):
-    from programs.settings import Settings
+    from programs.runtime.settings import Settings
 
     with pytest.raises(SystemExit):
         ask.parse_args(["--help"])

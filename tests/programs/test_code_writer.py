@@ -6,16 +6,17 @@ import time
 
 import dspy
 
-from programs.analyst import Resources
-from programs.code_writer import CodeWriter, strip_fences
 from programs.sandbox import run_code
+from programs.stages.code_writer import CodeWriter, strip_fences
+from programs.stages.warm_sandbox import WarmSandboxes
 from tests.sandbox.processes import descendants, runner_processes
 
 RECORDS = [{"id": f"d{i}", "symbol": f"60000{i}", "year": 2023, "doctype": "A股年报", "ratio": float(i)} for i in range(5)]
 
 
 def writer(settings, store) -> CodeWriter:
-    return CodeWriter(Resources(store, None, settings))
+    return CodeWriter(WarmSandboxes(), rounds=settings.code_rounds, timeout=settings.sandbox_timeout,
+                      sample_records=settings.sample_records)  # fmt: skip
 
 
 def test_first_code_errors_and_the_fixed_code_runs_over_all_records(settings, store, use_lm):
@@ -83,17 +84,15 @@ def test_a_failed_write_code_call_closes_the_sandbox_started_for_it(settings, st
 
 
 def test_warm_up_starts_the_first_sandbox_before_the_records_exist_and_it_is_used_once(settings, store, monkeypatch):
-    import programs.code_writer as code_writer
-
     started = []
+    cw = writer(settings, store)
+    real_start = cw.sandboxes.start
 
     def spy(records):
         started.append(records)
         return real_start(records)
 
-    real_start = code_writer.start_sandbox
-    monkeypatch.setattr(code_writer, "start_sandbox", spy)
-    cw = writer(settings, store)
+    monkeypatch.setattr(cw.sandboxes, "start", spy)
     cw.write_code = SlowPredictor("print(int(df['ratio'].sum()), len(records))", 0.0)
     cw.warm_up()
     cw.warm_up()  # idempotent while the first is unused
@@ -106,51 +105,58 @@ def test_warm_up_starts_the_first_sandbox_before_the_records_exist_and_it_is_use
 
 
 def test_warm_up_replaces_a_spare_that_is_no_longer_alive(settings, store):
-    import programs.code_writer as code_writer
-
     cw = writer(settings, store)
     cw.warm_up()
-    stale = code_writer._ahead[0]
+    stale = cw.sandboxes._ahead
     stale.close()
     cw.warm_up()
-    assert code_writer._ahead[0] is not stale and code_writer._ahead[0].alive
-    code_writer._ahead.pop().close()
+    assert cw.sandboxes._ahead is not stale and cw.sandboxes._ahead.alive
+    cw.sandboxes.take(RECORDS).close()
 
 
-def test_aforward_runs_the_same_write_run_fix_loop(settings, store, use_lm):
-    import asyncio
+def test_copies_of_the_program_share_the_warm_sandboxes(settings, store):
+    import copy
 
-    lm = use_lm(**{
-        "[[ ## error ## ]]": {"fixed_code": "print(int(df['ratio'].sum()), len(df))"},
-        "[[ ## columns ## ]]": {"code": "print(df['no_such_column'].sum())"},
-    })  # fmt: skip
-    out = asyncio.run(writer(settings, store).acall(question="sum?", columns="ratio", records=RECORDS))
-    assert out.ok and out.result == "10 5"
-    assert len(out.attempts) == 2 and "KeyError" in out.attempts[0]["error"]
-    assert len(lm.history) == 2 and "no_such_column" in lm.history[1]["messages"][-1]["content"]
+    cw = writer(settings, store)
+    twin = copy.deepcopy(cw)
+    assert twin.sandboxes is cw.sandboxes and twin.write_code is not cw.write_code  # processes are never copied
 
 
 class FailingFixer:
-    """Stands in for fix_code: the LM call raises, sync or async."""
+    """Stands in for fix_code: the LM call raises."""
 
     def __call__(self, **inputs):
         raise RuntimeError("fixer LM down")
 
-    async def acall(self, **inputs):
-        raise RuntimeError("fixer LM down")
+
+class InterruptedWriter:
+    """Stands in for write_code: the user presses Ctrl-C while the LM is writing."""
+
+    def __call__(self, **inputs):
+        raise KeyboardInterrupt
+
+
+def test_an_interrupted_write_call_closes_the_sandbox_started_for_it(settings, store):
+    cw = writer(settings, store)
+    cw.write_code = InterruptedWriter()
+    before = descendants()
+    try:
+        cw(question="q", columns="ratio", records=RECORDS)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was swallowed")
+    assert not runner_processes(), "the sandbox prepared for the interrupted call is still running"
+    assert not (descendants() - before)
 
 
 def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started_for_it(settings, store, use_lm):
-    import asyncio
-
     use_lm(**{"[[ ## columns ## ]]": {"code": "1/0"}})
-    for run in (lambda cw: cw(question="q", columns="ratio", records=RECORDS),
-                lambda cw: asyncio.run(cw.acall(question="q", columns="ratio", records=RECORDS))):  # fmt: skip
-        cw = writer(settings, store)
-        cw.fix_code = FailingFixer()
-        before = descendants()
-        out = run(cw)
-        assert not out.ok and out.result.startswith("ERROR: code fixer call failed: RuntimeError: fixer LM down")
-        assert out.code == "1/0" and len(out.attempts) == 1 and "ZeroDivisionError" in out.attempts[0]["error"]
-        assert not runner_processes(), "the sandbox prepared for the failed fix is still running"
-        assert not (descendants() - before)
+    cw = writer(settings, store)
+    cw.fix_code = FailingFixer()
+    before = descendants()
+    out = cw(question="q", columns="ratio", records=RECORDS)
+    assert not out.ok and out.result.startswith("ERROR: code fixer call failed: RuntimeError: fixer LM down")
+    assert out.code == "1/0" and len(out.attempts) == 1 and "ZeroDivisionError" in out.attempts[0]["error"]
+    assert not runner_processes(), "the sandbox prepared for the failed fix is still running"
+    assert not (descendants() - before)

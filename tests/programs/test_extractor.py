@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-
-from programs.facts import FactStore
+from programs.runtime.facts import FactStore
 
 
 def extraction_calls(lm) -> list[str]:
@@ -58,11 +56,11 @@ def test_a_run_that_died_resumes_asking_only_what_is_missing(make_program, use_l
     assert extraction_calls(lm) == ["doc-c"] and second.missing == []
 
 
-def test_aforward_runs_documents_concurrently_and_reports_progress(make_program, use_lm):
+def test_a_failed_document_is_reported_and_progress_still_counts_it(make_program, use_lm):
     use_lm(**{"(id doc-b)": None})
     seen = []
     program = make_program(concurrency=2)
-    pred = asyncio.run(program.acall(question="q", on_progress=lambda done, total, o: seen.append((done, total))))
+    pred = program(question="q", on_progress=lambda done, total, o: seen.append((done, total)))
     assert sorted(seen) == [(1, 3), (2, 3), (3, 3)]
     assert [m.doc_id for m in pred.missing] == ["doc-b"] and len(pred.records) == 2
 
@@ -93,7 +91,7 @@ def test_fact_reuse_off_always_asks(make_program, use_lm, settings, store):
     from programs.analyst import build_program
 
     program = build_program(settings.replace(fact_reuse=False), store)
-    assert program.resources.facts is None
+    assert program.extractor.facts is None
     lm = use_lm()
     program(question="q")
     program(question="q")
@@ -101,7 +99,7 @@ def test_fact_reuse_off_always_asks(make_program, use_lm, settings, store):
 
 
 def test_reply_field_names_are_matched_leniently():
-    from programs.extractor import match_values
+    from programs.stages.extractor import match_values
     from signatures.types import ExtractedValue, FieldSpec
 
     specs = [FieldSpec(name="capital_adequacy_ratio", description="a"), FieldSpec(name="revenue", description="b")]

@@ -16,12 +16,3 @@ def test_budget_is_k_times_documents_and_metadata_is_optional(settings, store, u
     plain = build_flat_rag(settings.replace(k=1), store, with_metadata=False)(question="q", doc_ids=["doc-a"])
     assert plain.retrieved_chunks == ["[page 3] 资本充足率为15.44%"]
     assert "600001 2023" not in lm.history[-1]["messages"][-1]["content"]
-
-
-def test_async_baseline_matches_sync(settings, store, use_lm):
-    import asyncio
-
-    use_lm(**{"[[ ## passages ## ]]": {"answer": "600001"}})
-    program = build_flat_rag(settings, store, with_metadata=False)
-    pred = asyncio.run(program.acall(question="q", doc_ids=["doc-a"]))
-    assert pred.answer == "600001" and pred.retrieved_chunks == program(question="q", doc_ids=["doc-a"]).retrieved_chunks

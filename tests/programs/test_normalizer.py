@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from programs.analyst import Resources
-from programs.normalizer import Normalizer, RecordSchema
+from programs.stages.normalizer import Normalizer, RecordSchema
 from signatures.types import Document, Fact, FieldSpec
 
 FIELDS = [
@@ -25,7 +24,7 @@ def facts(ratio_d2: str) -> list[Fact]:
 
 
 def normalizer(settings, store) -> Normalizer:
-    return Normalizer(Resources(store, None, settings.replace(normalize_batch=1)))
+    return Normalizer(batch_size=1)
 
 
 def test_rules_handle_parseable_values_without_an_lm_call(settings, store, use_lm):
@@ -59,7 +58,7 @@ def test_values_are_batched(settings, store, use_lm):
     lm = use_lm(**{"[[ ## items ## ]]": {"values": [{"key": "d1:ratio", "value": 1.0}, {"key": "d2:ratio", "value": 2.0}]}})
     fs = facts("about two")
     fs[0] = fs[0].model_copy(update={"value": "about one"})
-    out = Normalizer(Resources(store, None, settings.replace(normalize_batch=10)))(fields=FIELDS, facts=fs,
+    out = Normalizer(batch_size=10)(fields=FIELDS, facts=fs,
                                                                                   documents=DOCS)  # fmt: skip
     assert len(lm.history) == 1 and [r["ratio"] for r in out.records] == [1.0, 2.0]
 
@@ -89,19 +88,13 @@ class DownNormalizer:
         self.calls += 1
         raise RuntimeError("normalizer LM down")
 
-    async def acall(self, **inputs):
-        return self(**inputs)
 
 
-def test_a_failed_normalizer_call_is_retried_once_then_null_with_the_reason_sync_and_async(settings, store):
-    import asyncio
-
-    for run in (lambda n: n(fields=FIELDS, facts=facts("thirteen-ish"), documents=DOCS),
-                lambda n: asyncio.run(n.acall(fields=FIELDS, facts=facts("thirteen-ish"), documents=DOCS))):  # fmt: skip
-        program = normalizer(settings, store)
-        program.normalize = down = DownNormalizer()
-        out = run(program)
-        assert down.calls == 2  # asked, re-asked, given up
-        assert out.records[1]["ratio"] is None and out.nulled == ["d2:ratio"]
-        assert out.notes["d2:ratio"] == "normalizer call failed: RuntimeError: normalizer LM down"
-        assert out.records[0]["ratio"] == 15.44  # the rest of the run is untouched
+def test_a_failed_normalizer_call_is_retried_once_then_null_with_the_reason(settings, store):
+    program = normalizer(settings, store)
+    program.normalize = down = DownNormalizer()
+    out = program(fields=FIELDS, facts=facts("thirteen-ish"), documents=DOCS)
+    assert down.calls == 2  # asked, re-asked, given up
+    assert out.records[1]["ratio"] is None and out.nulled == ["d2:ratio"]
+    assert out.notes["d2:ratio"] == "normalizer call failed: RuntimeError: normalizer LM down"
+    assert out.records[0]["ratio"] == 15.44  # the rest of the run is untouched

@@ -7,7 +7,7 @@ import json
 import dspy
 
 from programs.analyst import build_program
-from programs.facts import FactStore
+from programs.runtime.facts import FactStore
 
 PINNED = ["planner.plan", "extractor.extract", "normalizer.normalize", "code_writer.write_code",
           "code_writer.fix_code", "answerer.answer"]  # fmt: skip
@@ -17,12 +17,13 @@ def test_predictor_names_are_pinned(settings, store):
     assert [name for name, _ in build_program(settings, store).named_predictors()] == PINNED
 
 
-def test_deepcopy_shares_the_store_and_facts(settings, store):
+def test_deepcopy_shares_the_store_catalog_facts_and_sandboxes(settings, store):
     program = build_program(settings, store, facts=FactStore(None))
     copy = program.deepcopy()
     assert copy is not program
-    assert copy.resources is program.resources
-    assert copy.extractor.resources.store is store and copy.planner.resources.facts is program.resources.facts
+    assert copy.extractor.store is store and copy.extractor.facts is program.extractor.facts
+    assert copy.planner.catalog is store.catalog
+    assert copy.code_writer.sandboxes is program.code_writer.sandboxes
     assert copy.extractor.extract is not program.extractor.extract  # predictors are copied
 
 

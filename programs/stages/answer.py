@@ -8,10 +8,10 @@ that could not be read are listed for the LM and returned as `missing`.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 
 import dspy
 
-from programs.steps import arun_steps, run_steps
 from signatures.answer import WriteAnswer
 from signatures.types import Citation, Document, DocumentFailure, Fact
 
@@ -22,7 +22,7 @@ def describe_missing(failures: list[DocumentFailure], documents: dict[str, Docum
     lines = []
     for f in failures:
         d = documents.get(f.doc_id)
-        name = f"{d.symbol} {d.year} {d.doctype}" if d else f.doc_id
+        name = d.label() if d else f.doc_id
         lines.append(f"{name} ({f.doc_id}): {f.stage} failed: {f.reason[:200]}")
     return lines
 
@@ -55,29 +55,27 @@ def fallback_answer(result: str, missing: list[str]) -> str:
     return text
 
 
+@dataclass
+class Answer:
+    answer: str
+    citations: list[Citation] = field(default_factory=list)
+
+
 class Answerer(dspy.Module):
-    def __init__(self, resources):
+    def __init__(self, sample_records: int = 8):
+        """sample_records: rows of the records shown beside the result."""
         super().__init__()
-        self.resources = resources
+        self.sample_records = sample_records
         self.answer = dspy.Predict(WriteAnswer)
 
-    def inputs(self, question, result, records, failures, documents) -> dict:
-        sample = records[: int(self.resources.settings.sample_records)]
-        return dict(question=question, result=result, sample_records=sample,
-                    missing=describe_missing(failures, documents))  # fmt: skip
-
-    def forward(self, question, result, records, facts, failures, documents) -> dspy.Prediction:
-        return run_steps(self.steps(question, result, records, facts, failures, documents))
-
-    async def aforward(self, question, result, records, facts, failures, documents) -> dspy.Prediction:
-        return await arun_steps(self.steps(question, result, records, facts, failures, documents))
-
-    def steps(self, question, result, records, facts, failures, documents):
-        """The answer call (yielded: programs.steps), falling back to the plain result when it fails."""
-        inputs = self.inputs(question, result, records, failures, documents)
+    def forward(self, question: str, result: str, records: list[dict], facts: list[Fact],
+                failures: list[DocumentFailure], documents: dict[str, Document]) -> Answer:  # fmt: skip
+        """The answer in the question's language, falling back to the plain result when the call fails."""
+        missing = describe_missing(failures, documents)
         try:
-            answer = (yield self.answer, inputs).answer
+            answer = self.answer(question=question, result=result, sample_records=records[: self.sample_records],
+                                 missing=missing).answer  # fmt: skip
         except Exception as e:  # the computed result still reaches the user
             logger.warning("answer call failed: %s: %s", type(e).__name__, e)
-            answer = fallback_answer(result, inputs["missing"])
-        return dspy.Prediction(answer=answer, citations=cite(answer, result, records, facts, documents))
+            answer = fallback_answer(result, missing)
+        return Answer(answer=answer, citations=cite(answer, result, records, facts, documents))

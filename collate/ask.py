@@ -1,11 +1,14 @@
 """Ask one question over an indexed collection.
 
-    python -m programs.ask --index DIR [--dataset DS.json --question-id QID] [--program compiled.json]
-                           [--run-dir DIR] [--json] [--lm MODEL --api-base URL ...] "QUESTION"
+    collate ask --index DIR [--dataset DS.json --question-id QID] [--program compiled.json]
+                [--run-dir DIR] [--json] [--lm MODEL --api-base URL ...] "QUESTION"
+    (also: python -m collate.ask ...)
 
-Without --dataset the scope is the whole indexed collection; with it, that item's documents (only
-their id/symbol/year/doctype are read: gold fields never reach the program). --json prints
-{answer, records, code, result, citations, missing, usage}.
+Without --dataset the scope is the whole indexed collection; with it, that item's documents, read the
+way evaluate reads datasets (gold fields never reach the program). --json prints
+{answer, records, code, result, citations, missing, usage}. Outputs are checked before the first LM
+call (run folder and fact store writable), and the answer is printed even if writing the run folder
+fails afterwards.
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ from pathlib import Path
 
 import dspy
 
-from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
-from programs.settings import NoLMConfigured, Settings, configure
+from evaluate.dataset import DatasetError, load_dataset, strip_gold
+from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from programs.runtime.run_folder import to_jsonable, write_run
+from programs.runtime.settings import STAGES, NoLMConfigured, Settings, configure
 
 logger = logging.getLogger(__name__)
-VISIBLE_METADATA = ("id", "symbol", "year", "doctype")
+ANALYST_STAGES = [stage for stage, (_, attribute) in STAGES.items() if attribute]  # planner ... answer
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m programs.ask", description=__doc__.split("\n")[1])
+    p = argparse.ArgumentParser(prog="collate ask", description=__doc__.split("\n")[0])
     p.add_argument("question", nargs="?", help="the question (default with --dataset: the item's question)")
     p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
     p.add_argument("--dataset", help="MuDABench-format dataset.json: scope = the item's documents")
@@ -36,7 +41,7 @@ def parse_args(argv):
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the answer text")
     p.add_argument("--baseline", choices=["flat", "flat-meta"], help="run the flat-RAG baseline instead")
     add_lm_arguments(p)
-    for stage in ("planner", "extractor", "normalizer", "coder", "answer"):
+    for stage in ANALYST_STAGES:
         p.add_argument(f"--lm-{stage}", help=f"model for the {stage} stage (COLLATE_LM_{stage.upper()})")
     p.add_argument("--concurrency", type=int, help=f"documents extracted at once (COLLATE_CONCURRENCY, default {Settings.concurrency})")
     p.add_argument("--k", type=int, help=f"passages per field per document (COLLATE_K, default {Settings.k})")
@@ -47,18 +52,33 @@ def parse_args(argv):
 
 
 def dataset_scope(path: str, question_id: str | None) -> tuple[str, list[str]]:
-    """(question, document ids) of one dataset item, reading nothing but the visible metadata."""
+    """(question, document ids) of one dataset item: only what strip_gold lets a system see."""
     if not question_id:
         raise BadInput("--dataset needs --question-id QID (the item to answer)")
     try:
-        items = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise BadInput(f"cannot read dataset {path}: {e}; pass a MuDABench-format JSON list") from None
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and item.get("question_id") == question_id:
-            visible = [{k: row.get(k) for k in VISIBLE_METADATA} for row in item.get("metadata") or []]
-            return str(item.get("question") or ""), [str(row["id"]) for row in visible if row.get("id")]
+        items = load_dataset(path)
+    except DatasetError as e:
+        raise BadInput(str(e)) from None
+    for item in items:
+        if item.question_id == question_id:
+            public = strip_gold(item)
+            return public.question, public.doc_ids
     raise BadInput(f"question_id {question_id!r} is not in {path}; list ids with: jq '.[].question_id' {path}")
+
+
+def check_run_dir(run_dir: str | None) -> None:
+    """A run folder that cannot be written is found now, before any LM call is paid for."""
+    if not run_dir:
+        return
+    folder = Path(run_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".collate-write-check"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as e:
+        raise BadInput(f"--run-dir {run_dir} is not a writable folder ({e.strerror or e}); "
+                       "pass a folder you can write, or omit --run-dir") from None  # fmt: skip
 
 
 class Progress:
@@ -90,19 +110,37 @@ def build(args, settings: Settings, store):
         return build_flat_rag(settings, store, with_metadata=args.baseline == "flat-meta")
     from programs.analyst import build_program
 
-    program = build_program(settings, store)
+    if args.program and not Path(args.program).is_file():
+        raise BadInput(f"no compiled program at {args.program}; save one with program.save(path)")
+    program = build_program(settings, store)  # opens the fact store: a FactStoreError names the fix
     if args.program:
-        if not Path(args.program).is_file():
-            raise BadInput(f"no compiled program at {args.program}; save one with program.save(path)")
         program.load(args.program)
     return program
 
 
 def output(pred, usage: dict) -> dict:
-    from programs.run_folder import to_jsonable
-
     return to_jsonable({"answer": pred.answer, "records": pred.records, "code": pred.code, "result": pred.result,
                         "citations": pred.citations, "missing": pred.missing, "usage": usage})  # fmt: skip
+
+
+def prepare(args) -> tuple[str, list[str] | None, Settings, object]:
+    """Everything that can fail on the user's input, before any LM call: (question, scope, settings, program)."""
+    question, doc_ids = args.question, None
+    if args.dataset:
+        item_question, doc_ids = dataset_scope(args.dataset, args.question_id)
+        question = question or item_question
+    elif args.question_id:
+        raise BadInput("--question-id needs --dataset DS.json")
+    if not (question or "").strip():
+        raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
+    overrides = {**lm_overrides(args), "k": args.k, "concurrency": args.concurrency, "fact_store": args.fact_store,
+                 **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES}}  # fmt: skip
+    settings = Settings.from_env(overrides)
+    check_run_dir(args.run_dir)
+    store = open_store(args.index)
+    program = build(args, settings, store)
+    configure(settings, program)
+    return question, doc_ids, settings, program
 
 
 def main(argv=None) -> int:
@@ -110,24 +148,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
     try:
-        question, doc_ids = args.question, None
-        if args.dataset:
-            item_question, doc_ids = dataset_scope(args.dataset, args.question_id)
-            question = question or item_question
-        elif args.question_id:
-            raise BadInput("--question-id needs --dataset DS.json")
-        if not question:
-            raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
-        overrides = {**lm_overrides(args), "k": args.k,
-                     "concurrency": args.concurrency, "fact_store": args.fact_store,
-                     **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ("planner", "extractor", "normalizer", "coder",
-                                                                     "answer")}}  # fmt: skip
-        settings = Settings.from_env(overrides)
-        if not settings.fact_store:  # facts live next to the index unless told otherwise
-            settings = settings.replace(fact_store=str(Path(args.index) / "facts.sqlite"))
-        store = open_store(args.index)
-        program = build(args, settings, store)
-        configure(settings, program)
+        question, doc_ids, settings, program = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -138,14 +159,19 @@ def main(argv=None) -> int:
     except ValueError as e:  # e.g. dataset documents missing from the index
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        progress.close()
+        print("interrupted: facts extracted so far are kept in the fact store; ask again to resume", file=sys.stderr)
+        return 130
     finally:
         progress.close()
     usage = tracker.get_total_tokens()
     if args.run_dir:
-        from programs.run_folder import write_run
-
-        write_run(args.run_dir, pred, question_id=args.question_id,
-                  extra={"usage": usage, "settings": settings.as_params()})  # fmt: skip
+        try:
+            write_run(args.run_dir, pred, question_id=args.question_id,
+                      extra={"usage": usage, "settings": settings.as_params()})  # fmt: skip
+        except OSError as e:  # the answer is paid for: print it anyway, and say what was not written
+            print(f"warning: could not write the run folder {args.run_dir}: {e}", file=sys.stderr)
     if args.json:
         print(json.dumps(output(pred, usage), ensure_ascii=False, indent=2))
     else:

@@ -32,18 +32,36 @@ CREATE TABLE IF NOT EXISTS facts (
 COLUMNS = ("doc_id", "field", "description", "disclosed", "value", "unit", "quote", "page", "model", "prompt_version")
 
 
+class FactStoreError(ValueError):
+    """The fact store cannot be opened or written; the message names the fix."""
+
+
 class FactStore:
-    """SQLite-backed facts; `path=None` keeps them in memory (tests, throwaway runs)."""
+    """SQLite-backed facts; `path=None` keeps them in memory (tests, throwaway runs).
+
+    Opening checks that the store is usable (a SQLite file we can write), so a run fails before its
+    first LM call rather than after paying for every extraction.
+    """
 
     def __init__(self, path: str | Path | None = None):
         self.path = str(path) if path else ":memory:"
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        if path:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(SCHEMA)
+        try:
+            if path:
+                if Path(path).is_dir():
+                    raise FactStoreError(f"fact store {path} is a folder: pass a file path such as {Path(path) / 'facts.sqlite'}")
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            if path:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(SCHEMA)
+            self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: fails now if the file is read-only
+            self._conn.execute("ROLLBACK")
+        except (sqlite3.Error, OSError) as e:
+            raise FactStoreError(
+                f"cannot use fact store {path}: {e}; pass a writable file with --fact-store (COLLATE_FACT_STORE), "
+                "or move a damaged one aside (facts are a cache: a new store re-asks what it needs)"
+            ) from None
 
     def __deepcopy__(self, memo):
         return self  # one store shared by every copy of the program (DSPy optimizers deep-copy)
@@ -77,15 +95,6 @@ class FactStore:
                 rows,
             )
         logger.debug("stored %d facts in %s", len(rows), self.path)
-
-    def all(self, doc_id: str | None = None) -> list[Fact]:
-        query = f"SELECT {', '.join(COLUMNS)} FROM facts"
-        args: tuple = ()
-        if doc_id is not None:
-            query, args = query + " WHERE doc_id=?", (doc_id,)
-        with self._lock:
-            rows = self._conn.execute(query + " ORDER BY doc_id, field", args).fetchall()
-        return [_to_fact(r) for r in rows]
 
     def __len__(self) -> int:
         with self._lock:

@@ -1,6 +1,6 @@
 """Normalizer: raw facts -> records of one typed schema per question.
 
-Deterministic rules (programs/units.py) first; the LM predictor only for what they cannot parse, in
+Deterministic rules (programs/runtime/units.py) first; the LM predictor only for what they cannot parse, in
 batches. Every value is validated against a pydantic model built once per plan from its FieldSpecs;
 an invalid LM value is re-asked once, then set to null with a reason. Document identity (id, symbol,
 year, doctype) is attached by code.
@@ -9,13 +9,13 @@ year, doctype) is attached by code.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import dspy
 from pydantic import StringConstraints, TypeAdapter, ValidationError, create_model
 
-from programs.steps import arun_steps, run_steps
-from programs.units import parse_value
+from programs.runtime.units import parse_value
 from signatures.normalizer import NormalizedValue, NormalizeRecords, RawValue
 from signatures.types import Document, Fact, FieldSpec
 
@@ -26,7 +26,7 @@ PYTHON_TYPES: dict[str, Any] = {
     "number": float, "integer": int, "percent": float, "string": str, "boolean": bool, "date": IsoDate,
     "list": list[str],
 }  # fmt: skip
-IDENTITY = {"id": (str, ...), "symbol": (str, ...), "year": (int, ...), "doctype": (str, ...)}
+IDENTITY = {"id": (str, ...), "symbol": (str, ...), "year": (int, ...), "doctype": (str, ...)}  # IDENTITY_FIELDS, typed
 
 
 class RecordSchema:
@@ -48,7 +48,7 @@ class RecordSchema:
             return False, None, e.errors()[0]["msg"]
 
     def record(self, doc: Document, values: dict[str, Any]) -> dict:
-        row = {"id": doc.id, "symbol": doc.symbol, "year": doc.year, "doctype": doc.doctype}
+        row = doc.identity()
         row.update({name: values.get(name) for name in self.fields})
         return self.model.model_validate(row).model_dump(mode="json")
 
@@ -59,36 +59,60 @@ class RecordSchema:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Slot:
+    """One value of one document: where a raw value goes once it is normalized."""
+
+    doc_id: str
+    field: str
+
+    @property
+    def key(self) -> str:
+        """How the LM sees it (RawValue.key / NormalizedValue.key) and how notes name it."""
+        return f"{self.doc_id}:{self.field}"
+
+
+Pending = tuple[Slot, RawValue]  # a value the rules could not parse, on its way to the LM
+
+
+@dataclass
+class Normalized:
+    """The question's records (identity attached by code), their schema, and what happened to each value."""
+
+    records: list[dict]
+    schema: RecordSchema
+    notes: dict[str, str] = field(default_factory=dict)  # "doc:field" -> how it was normalized or why not
+    nulled: list[str] = field(default_factory=list)  # "doc:field" of values left null
+
+
 class Normalizer(dspy.Module):
-    def __init__(self, resources):
+    def __init__(self, batch_size: int = 40):
+        """batch_size: raw values per LM call."""
         super().__init__()
-        self.resources = resources
+        self.batch_size = batch_size
         self.normalize = dspy.Predict(NormalizeRecords)
 
-    def forward(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]) -> dspy.Prediction:
-        return run_steps(self.steps(fields, facts, documents))
-
-    async def aforward(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]):
-        return await arun_steps(self.steps(fields, facts, documents))
-
-    def steps(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]):
-        """Rules first, then the LM for what they could not parse (calls yielded: programs.steps)."""
+    def forward(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]) -> Normalized:
+        """Rules first, then the LM for what they could not parse: one ask, then one re-ask of what
+        came back invalid; a failed batch leaves its values null with a reason."""
         schema, values, pending, notes = self.by_rules(fields, facts)
-        for _round in range(2):  # the first ask, then one re-ask of what came back invalid
+        for _round in range(2):
             replies: list[list[NormalizedValue] | Exception] = []
             for batch in self.batches(pending):
                 try:
-                    reply = yield self.normalize, {"field_specs": specs_for(schema, batch), "items": batch}
+                    reply = self.normalize(field_specs=specs_for(schema, batch), items=[raw for _, raw in batch])
                     replies.append(reply["values"])
-                except Exception as e:  # a failed batch leaves its values null with a reason
+                except Exception as e:
                     replies.append(e)
             pending = self.apply(schema, values, pending, notes, replies)
         return self.finish(schema, values, pending, notes, documents)
 
     def by_rules(self, fields: list[FieldSpec], facts: list[Fact]):
+        """The schema, the values the rules could parse (document id -> field -> value), the values
+        left for the LM as (slot, raw) pairs, and notes."""
         schema = RecordSchema(fields)
         values: dict[str, dict[str, Any]] = {}
-        pending: list[RawValue] = []
+        pending: list[Pending] = []
         notes: dict[str, str] = {}
         for fact in facts:
             spec = schema.fields.get(fact.field)
@@ -98,51 +122,52 @@ class Normalizer(dspy.Module):
             if not fact.disclosed:
                 row[fact.field] = None
                 continue
+            slot = Slot(fact.doc_id, fact.field)
             parsed = parse_value(fact.value, fact.unit, spec)
             ok, value, error = schema.check(fact.field, parsed.value) if parsed.ok else (False, None, parsed.reason)
             if ok:
                 row[fact.field] = value
                 if parsed.reason:
-                    notes[key_of(fact.doc_id, fact.field)] = parsed.reason
+                    notes[slot.key] = parsed.reason
             else:
-                pending.append(RawValue(key=key_of(fact.doc_id, fact.field), field=fact.field, value=fact.value,
-                                        unit=fact.unit, quote=fact.quote))  # fmt: skip
+                raw = RawValue(key=slot.key, field=fact.field, value=fact.value, unit=fact.unit, quote=fact.quote)
+                pending.append((slot, raw))
         return schema, values, pending, notes
 
-    def batches(self, pending: list[RawValue]) -> list[list[RawValue]]:
-        size = max(1, int(self.resources.settings.normalize_batch))
-        return [pending[i : i + size] for i in range(0, len(pending), size)]
+    def batches(self, pending: list[Pending]) -> list[list[Pending]]:
+        return [pending[i : i + self.batch_size] for i in range(0, len(pending), self.batch_size)]
 
-    def apply(self, schema, values, pending: list[RawValue], notes, replies) -> list[RawValue]:
+    def apply(self, schema, values, pending: list[Pending], notes, replies) -> list[Pending]:
         """Validated LM values go into the rows; what is still invalid is returned for a re-ask."""
         still = []
         for batch, reply in zip(self.batches(pending), replies, strict=True):
             if isinstance(reply, Exception):
-                for item in batch:
-                    notes[item.key] = f"normalizer call failed: {type(reply).__name__}: {reply}"[:300]
+                for slot, _ in batch:
+                    notes[slot.key] = f"normalizer call failed: {type(reply).__name__}: {reply}"[:300]
                 still.extend(batch)
                 continue
             got = {v.key: v.value for v in reply or []}
-            for item in batch:
-                if item.key not in got:
-                    notes[item.key] = "normalizer left it out"
-                    still.append(item)
+            for slot, raw in batch:
+                if slot.key not in got:
+                    notes[slot.key] = "normalizer left it out"
+                    still.append((slot, raw))
                     continue
-                ok, value, error = schema.check(item.field, through_rules(schema.fields[item.field], got[item.key]))
+                spec = schema.fields[slot.field]
+                ok, value, error = schema.check(slot.field, through_rules(spec, got[slot.key]))
                 if ok:
-                    doc_id = item.key.rsplit(":", 1)[0]
-                    values.setdefault(doc_id, {})[item.field] = value
-                    notes[item.key] = "normalized by LM"
+                    values.setdefault(slot.doc_id, {})[slot.field] = value
+                    notes[slot.key] = "normalized by LM"
                 else:
-                    notes[item.key] = f"invalid {schema.fields[item.field].type}: {got[item.key]!r} ({error})"
-                    still.append(item)
+                    notes[slot.key] = f"invalid {spec.type}: {got[slot.key]!r} ({error})"
+                    still.append((slot, raw))
         return still
 
-    def finish(self, schema, values, pending, notes, documents: dict[str, Document]) -> dspy.Prediction:
-        for item in pending:
-            logger.warning("%s set to null: %s", item.key, notes.get(item.key, "unparseable"))
+    def finish(self, schema, values, pending: list[Pending], notes, documents: dict[str, Document]) -> Normalized:
+        for slot, _ in pending:
+            logger.warning("%s set to null: %s", slot.key, notes.get(slot.key, "unparseable"))
         records = [schema.record(documents[doc_id], row) for doc_id, row in values.items() if doc_id in documents]
-        return dspy.Prediction(records=records, schema=schema, notes=notes, nulled=[i.key for i in pending])
+        return Normalized(records=records, schema=schema, notes=notes, nulled=[slot.key for slot, _ in pending])
+
 
 
 def through_rules(spec: FieldSpec, value: Any) -> Any:
@@ -154,9 +179,5 @@ def through_rules(spec: FieldSpec, value: Any) -> Any:
     return value
 
 
-def key_of(doc_id: str, field: str) -> str:
-    return f"{doc_id}:{field}"
-
-
-def specs_for(schema: RecordSchema, batch: list[RawValue]) -> list[FieldSpec]:
-    return [schema.fields[name] for name in dict.fromkeys(item.field for item in batch)]
+def specs_for(schema: RecordSchema, batch: list[Pending]) -> list[FieldSpec]:
+    return [schema.fields[name] for name in dict.fromkeys(slot.field for slot, _ in batch)]

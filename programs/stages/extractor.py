@@ -2,14 +2,13 @@
 
 Known facts come from the fact store (no LM call when a document's fields are all known). Passages
 come from the document's own index: k per field description and per sub-query, deduplicated, each
-prefixed "[page N]". Documents run concurrently: retrieval runs ahead, and a semaphore bounds the LM calls; a
-document whose call still fails after the LM's own retries becomes a DocumentFailure, never dropped.
+prefixed "[page N]". Documents run concurrently in one bounded thread pool: retrieval runs ahead, and a
+semaphore bounds the LM calls. A document whose call still fails after the LM's own retries becomes a
+DocumentFailure, never dropped.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import contextvars
 import hashlib
 import logging
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
-from programs.planner import column_name, fields_of
+from programs.stages.planner import column_name, fields_of
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
 
@@ -49,19 +48,31 @@ class DocumentOutcome:
     asked_lm: bool = False
 
 
+@dataclass
+class Extraction:
+    """Every document's facts in plan order, the documents that failed, and what the LM was shown."""
+
+    facts: list[Fact]
+    failures: list[DocumentFailure]
+    lm_documents: int  # documents that needed an LM call (the rest came from the fact store)
+    passages: dict[str, list[str]]  # document id -> the passages its call was given
+
+
 class DocumentExtractor(dspy.Module):
-    def __init__(self, resources):
+    def __init__(self, store, facts=None, k: int = 5, concurrency: int = 16):
+        """store: the index (catalog + per-document search); facts: a FactStore to reuse and keep facts
+        in, or None to always ask; k passages per query; concurrency: LM calls in flight at once."""
         super().__init__()
-        self.resources = resources
+        self.store, self.facts, self.k, self.concurrency = store, facts, k, concurrency
         self.extract = dspy.Predict(ExtractFacts)
 
-    def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> dspy.Prediction:
+    def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
         jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
         outcomes: dict[str, DocumentOutcome] = {}
         # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
         # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
-        gate = threading.BoundedSemaphore(max(1, int(self.resources.settings.concurrency)))
+        gate = threading.BoundedSemaphore(self.concurrency)
         workers = max(1, min(len(jobs), RETRIEVAL_THREADS))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="extract") as pool:
             # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
@@ -73,56 +84,29 @@ class DocumentExtractor(dspy.Module):
                     on_done(len(outcomes), len(jobs), outcome)
         return collect(jobs, outcomes)
 
-    async def aforward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> dspy.Prediction:
-        jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
-        gate = asyncio.Semaphore(max(1, int(self.resources.settings.concurrency)))
-        finished: list[str] = []
-
-        async def one(job: DocumentJob) -> DocumentOutcome:
-            outcome = await self.arun_job(job, gate)
-            finished.append(outcome.doc_id)
-            if on_done:
-                on_done(len(finished), len(jobs), outcome)
-            return outcome
-
-        results = await asyncio.gather(*(one(job) for job in jobs))
-        return collect(jobs, {o.doc_id: o for o in results})
-
     def prepare(self, doc_id: str, subqueries: list[SubQuery]) -> DocumentJob:
-        doc = self.resources.store.catalog.get(doc_id)
+        doc = self.store.catalog.get(doc_id)
         fields = fields_of(subqueries)
-        known = self.resources.facts.lookup(doc_id, fields) if self.resources.facts is not None else {}
+        known = self.facts.lookup(doc_id, fields) if self.facts is not None else {}
         return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known])
 
-    def run_job(self, job: DocumentJob, gate: threading.Semaphore | None = None) -> DocumentOutcome:
+    def run_job(self, job: DocumentJob, gate: threading.Semaphore) -> DocumentOutcome:
         if not job.missing:
             return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
         try:
             job.passages = self.passages(job)
-            with gate or contextlib.nullcontext():
+            with gate:
                 pred = self.extract(**self.inputs(job))
-            return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
-        except Exception as e:  # one document never sinks the run
-            return self.failed(job, e)
-
-    async def arun_job(self, job: DocumentJob, gate: asyncio.Semaphore | None = None) -> DocumentOutcome:
-        if not job.missing:
-            return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
-        try:
-            job.passages = await asyncio.to_thread(self.passages, job)
-            async with gate or contextlib.nullcontext():
-                pred = await self.extract.acall(**self.inputs(job))
             return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
         except Exception as e:  # one document never sinks the run
             return self.failed(job, e)
 
     def passages(self, job: DocumentJob) -> list[str]:
         """k passages per missing field description and per sub-query, deduplicated, best first."""
-        k = int(self.resources.settings.k)
         queries = [f.description or f.name for f in job.missing] + [sq.query for sq in job.subqueries]
         seen, texts = set(), []
         for query in queries:
-            for p in self.resources.store.search(job.doc.id, query, k=k):
+            for p in self.store.search(job.doc.id, query, k=self.k):
                 key = (p.page, p.text)
                 if key not in seen:
                     seen.add(key)
@@ -152,8 +136,8 @@ class DocumentExtractor(dspy.Module):
                 value=v.value if disclosed else None, unit=v.unit if disclosed else None,
                 quote=v.quote, page=v.page, model=model, prompt_version=version,
             ))  # fmt: skip
-        if self.resources.facts is not None and new:
-            self.resources.facts.put_many(new)
+        if self.facts is not None and new:
+            self.facts.put_many(new)
         got = {f.field: f for f in new} | job.known
         unanswered = [s.name for s in job.missing if s.name not in got]
         if unanswered:
@@ -190,10 +174,10 @@ def prompt_version(predictor: dspy.Predict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> dspy.Prediction:
+def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> Extraction:
     """Outcomes in plan order (threads finish in any order)."""
     ordered = [outcomes[j.doc.id] for j in jobs]
-    return dspy.Prediction(
+    return Extraction(
         facts=[f for o in ordered for f in o.facts],
         failures=[o.failure for o in ordered if o.failure],
         lm_documents=sum(o.asked_lm for o in ordered),

@@ -66,9 +66,28 @@ class Settings:
     fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
     fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
     code_rounds: int = 3  # fix rounds after the first failing code
-    sandbox_timeout: float = 20.0
     normalize_batch: int = 40  # raw values per normalizer LM call
     sample_records: int = 8  # rows shown to the code-writer and the answerer
+    # The sandbox that runs generated code (programs.sandbox.Limits holds the rest of its bounds).
+    sandbox_timeout: float = 20.0  # wall-clock seconds per run of the analysis code
+    sandbox_memory_mb: int = 1024  # address space per process; pandas alone maps ~330 MB
+    sandbox_disk_mb: int = 64  # the run's writable scratch space
+    sandbox_output_bytes: int = 1_000_000  # stdout read at most this much
+
+    # name -> (lowest, highest) accepted; checked once, here, so no stage meets a value it cannot use.
+    RANGES = {
+        "max_tokens": (1, 1_000_000), "num_retries": (0, 20), "timeout": (1, 86_400), "temperature": (0, 2),
+        "concurrency": (1, 1024), "k": (1, 200), "code_rounds": (0, 10), "normalize_batch": (1, 1000),
+        "sample_records": (0, 1000), "sandbox_timeout": (0.1, 3600), "sandbox_memory_mb": (512, 1 << 20),
+        "sandbox_disk_mb": (1, 1 << 20), "sandbox_output_bytes": (1, 1 << 30),
+    }  # fmt: skip
+
+    def __post_init__(self):
+        for name, (low, high) in self.RANGES.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ValueError(f"{name}={value} is out of range: use {low} to {high} "
+                                 f"({ENV_PREFIX}{name.upper()} or --{name.replace('_', '-')})")  # fmt: skip
 
     @classmethod
     def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
@@ -87,6 +106,21 @@ class Settings:
         if require_lm and not settings.lm:
             raise NoLMConfigured()
         return settings
+
+    def fact_path(self, store) -> str | None:
+        """Where facts live: fact_store if set, else <index>/facts.sqlite when the store has a folder,
+        else None (in memory). The one place this is decided."""
+        if self.fact_store:
+            return self.fact_store
+        folder = getattr(store, "index_dir", None)
+        return os.path.join(str(folder), "facts.sqlite") if folder else None
+
+    def sandbox_limits(self):
+        """The sandbox's Limits from these settings (imported lazily: only code that runs code needs it)."""
+        from programs.sandbox import Limits
+
+        return Limits(memory_mb=self.sandbox_memory_mb, disk_mb=self.sandbox_disk_mb,
+                      output_bytes=self.sandbox_output_bytes)  # fmt: skip
 
     def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass, field
 
 import dspy
 
-from programs.steps import arun_steps, run_steps
 from signatures.planner import PlanQuestion
-from signatures.types import Document, FieldSpec, Plan, Restriction, SubQuery
+from signatures.types import IDENTITY_FIELDS, Document, FieldSpec, Plan, Restriction, SubQuery
 
 logger = logging.getLogger(__name__)
 
@@ -22,61 +22,64 @@ logger = logging.getLogger(__name__)
 PlanWithReasoning = PlanQuestion.prepend("reasoning", dspy.OutputField(desc="${reasoning}"), str)
 
 
+@dataclass
+class Planned:
+    """A plan with its restrictions applied: which sub-queries reach which documents."""
+
+    plan: Plan
+    assignments: dict[str, list[SubQuery]] = field(default_factory=dict)  # document id -> its sub-queries
+    documents: dict[str, Document] = field(default_factory=dict)  # the documents the plan reaches
+    warnings: list[str] = field(default_factory=list)
+
+
 class Planner(dspy.Module):
-    def __init__(self, resources):
+    def __init__(self, catalog):
         super().__init__()
-        self.resources = resources
+        self.catalog = catalog
         self.plan = dspy.Predict(PlanWithReasoning)
 
-    def forward(self, question: str, scope: list[str] | None = None) -> dspy.Prediction:
-        return run_steps(self.steps(question, scope))
-
-    async def aforward(self, question: str, scope: list[str] | None = None) -> dspy.Prediction:
-        return await arun_steps(self.steps(question, scope))
-
-    def steps(self, question: str, scope: list[str] | None):
-        """Plan, and re-plan once with the problems as feedback (LM calls yielded: programs.steps)."""
-        summary = self.resources.store.catalog.summary(within=scope)
-        plan = (yield self.plan, {"question": question, "catalog": summary, "feedback": ""}).plan
-        problems = self.check(plan, scope)
+    def forward(self, question: str, scope: list[str] | None = None) -> Planned:
+        """Plan, and re-plan once with the problems as feedback."""
+        summary = self.catalog.summary(within=scope)
+        plan = tidy_plan(self.plan(question=question, catalog=summary, feedback="").plan)
+        matches, problems = self.check(plan, scope)
         if problems:
             logger.info("re-planning: %s", "; ".join(problems))
-            plan = (yield self.plan, {"question": question, "catalog": summary, "feedback": "\n".join(problems)}).plan
-        return self.assign(plan, scope)
+            plan = tidy_plan(self.plan(question=question, catalog=summary, feedback="\n".join(problems)).plan)
+            matches, problems = self.check(plan, scope)
+        return assign(plan, matches, [f"planner: {p}" for p in problems])
 
-    def check(self, plan: Plan, scope: list[str] | None) -> list[str]:
-        """Problems a re-plan can fix: empty plans and restrictions that match no document in scope."""
-        plan = tidy_plan(plan)
+    def check(self, plan: Plan, scope: list[str] | None) -> tuple[list[list[Document]], list[str]]:
+        """The documents each sub-query reaches, and the problems a re-plan can fix: empty plans,
+        sub-queries without fields and restrictions that match no document in scope."""
         if not plan.subqueries:
-            return ["the plan has no sub-queries; give at least one with the fields the question needs"]
-        catalog = self.resources.store.catalog
-        problems = []
+            return [], ["the plan has no sub-queries; give at least one with the fields the question needs"]
+        matches, problems = [], []
         for i, sq in enumerate(plan.subqueries):
+            docs = self.catalog.select(sq.restriction, within=scope)
+            matches.append(docs)
             if not sq.fields:
                 problems.append(f"sub-query {i + 1} ({sq.query!r}) asks for no fields")
-            if not catalog.select(sq.restriction, within=scope):
+            if not docs:
                 problems.append(
                     f"sub-query {i + 1} ({sq.query!r}) restriction {describe(sq.restriction)} matches no document; "
-                    f"available: {available(catalog, scope)}"
+                    f"available: {available(self.catalog, scope)}"
                 )
-        return problems
+        return matches, problems
 
-    def assign(self, plan: Plan, scope: list[str] | None) -> dspy.Prediction:
-        """Apply restrictions by code: document id -> the sub-queries that reach it."""
-        plan = tidy_plan(plan)
-        catalog = self.resources.store.catalog
-        warnings = [f"planner: {p}" for p in self.check(plan, scope)]
-        assignments: dict[str, list[SubQuery]] = {}
-        documents: dict[str, Document] = {}
-        for sq in plan.subqueries:
-            for doc in catalog.select(sq.restriction, within=scope):
-                assignments.setdefault(doc.id, []).append(sq)
-                documents[doc.id] = doc
-        if not assignments:
-            warnings.append("planner: no document in scope matches any sub-query")
-        for w in warnings:
-            logger.warning(w)
-        return dspy.Prediction(plan=plan, assignments=assignments, documents=documents, warnings=warnings)
+
+def assign(plan: Plan, matches: list[list[Document]], warnings: list[str]) -> Planned:
+    """Document id -> the sub-queries that reach it, from the documents each restriction matched."""
+    planned = Planned(plan=plan, warnings=warnings)
+    for sq, docs in zip(plan.subqueries, matches, strict=True):
+        for doc in docs:
+            planned.assignments.setdefault(doc.id, []).append(sq)
+            planned.documents[doc.id] = doc
+    if not planned.assignments:
+        planned.warnings.append("planner: no document in scope matches any sub-query")
+    for w in planned.warnings:
+        logger.warning(w)
+    return planned
 
 
 def tidy_plan(plan: Plan) -> Plan:
@@ -94,9 +97,8 @@ def tidy_plan(plan: Plan) -> Plan:
 
 def column_name(name: str) -> str:
     cleaned = re.sub(r"\W+", "_", name.strip().lower()).strip("_")
-    reserved = {"id", "symbol", "year", "doctype"}
     cleaned = cleaned or "value"
-    return f"value_{cleaned}" if cleaned in reserved or cleaned[0].isdigit() else cleaned
+    return f"value_{cleaned}" if cleaned in IDENTITY_FIELDS or cleaned[0].isdigit() else cleaned
 
 
 def describe(r: Restriction) -> str:

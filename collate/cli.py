@@ -1,0 +1,42 @@
+"""`collate COMMAND [ARGS]`: one console script for every entry point; `python -m MODULE` keeps working.
+
+Each command is the `main(argv) -> int` of its module, imported only when run (so `collate --help`
+does not load torch or mlflow).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module whose main() it runs, what it does)
+COMMANDS = {
+    "synth": ("data.synth.__main__", "generate synthetic filings with ground truth"),
+    "build": ("retrievers.build", "parse, chunk, embed and index a catalog's PDFs"),
+    "search": ("retrievers.search", "what the extractor would read from one document"),
+    "ask": ("collate.ask", "answer one question over an index"),
+    "sandbox": ("programs.sandbox.__main__", "run analysis code the way the program does"),
+    "run": ("evaluate.run", "answer and score a dataset, logged to MLflow"),
+    "score": ("evaluate.score", "score saved answers"),
+    "demo": ("evaluate.demo", "the demo corpus, indexed, answered and scored"),
+    "compile": ("optimize.compile", "tune the program with a DSPy optimizer"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: collate COMMAND [ARGS...]   (collate COMMAND --help for its flags)", "", "commands:"]
+    lines += [f"  {name:<8} {about}" for name, (_, about) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command not in COMMANDS:
+        print(f"error: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[command][0])
+    return int(module.main(rest) or 0)
