@@ -29,7 +29,7 @@ def render_fact(fact: Fact | None) -> str:
 
 
 def build_run_log(question: str, assignments: dict[str, list[SubQuery]], facts: list[Fact],
-                  failures: list[DocumentFailure], question_id: str | None = None) -> dict:  # fmt: skip
+                  failures: list[DocumentFailure]) -> dict:  # fmt: skip
     ts = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     by_key = {(f.doc_id, f.field): f for f in facts}
     interactions: dict[str, list[dict]] = {}
@@ -43,10 +43,7 @@ def build_run_log(question: str, assignments: dict[str, list[SubQuery]], facts: 
         items = interactions.setdefault(failure.doc_id, [])
         items.append({"ts": ts, "attempt": len(items), "prompt": f"{failure.stage} this document",
                       "answer": f"FAILED ({failure.stage}): {failure.reason}"})  # fmt: skip
-    log = {"question": question, "doc_interactions": interactions}
-    if question_id:
-        log["question_id"] = question_id
-    return log
+    return {"question": question, "doc_interactions": interactions}
 
 
 def to_jsonable(value):

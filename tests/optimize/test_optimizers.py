@@ -42,15 +42,16 @@ def test_bootstrap_adds_demos_that_raise_the_score(rule_lm, toy):
 
 def test_simba_and_mipro_compile_the_toy_program(rule_lm, toy):
     train, val = toy["examples"](4), toy["examples"](8)[4:]
-    options = OptimizerOptions(num_threads=1, extra={})
-    simba = compile_with("simba", toy["metric"], toy["program"](), train,
+    student = toy["program"]()
+    simba = compile_with("simba", toy["metric"], student, train,
                          options=OptimizerOptions(num_threads=1, extra={"max_steps": 1, "num_candidates": 2}))
-    assert isinstance(simba, dspy.Predict)
     mipro = compile_with("mipro", toy["metric"], toy["program"](), train, val,
                          options=OptimizerOptions(num_threads=1, extra={"auto": None, "num_candidates": 2},
                                                   compile_extra={"num_trials": 2}))
-    assert isinstance(mipro, dspy.Predict)
-    assert options.seed == 0
+    assert isinstance(simba, dspy.Predict) and simba is not student  # a copy: the student is never mutated
+    assert not student.demos and _score(simba, val, toy["metric"]) >= _score(student, val, toy["metric"])
+    assert isinstance(mipro, dspy.Predict) and mipro.demos, "MIPROv2 kept none of its bootstrapped demos"
+    assert _score(mipro, val, toy["metric"]) == 1.0
 
 
 def test_budget_counts_every_call_and_refuses_past_the_cap(rule_lm):
