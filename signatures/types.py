@@ -93,6 +93,22 @@ class FieldSpec(BaseModel):
     description: str = Field(description="what to look for in the filing, in the filing's language")
     type: FieldType = "number"
     unit: Unit = "none"
+    search_terms: list[str] = Field(
+        default_factory=list,
+        description="words the filing itself would print near the value, in its language: the line item's "
+        "usual names and the statement or section it sits in (e.g. 'Purchases of property and equipment', "
+        "'Consolidated Statements of Cash Flows')",
+    )
+
+    @field_validator("search_terms", mode="before")
+    @classmethod
+    def _terms_as_list(cls, value):
+        """None or one string where a list is asked for: keep what was meant instead of failing the plan."""
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [t.strip() for t in re.split(r"[;；\n]", value) if t.strip()]
+        return [str(v) for v in value]
 
     @field_validator("type", mode="before")
     @classmethod

@@ -103,7 +103,7 @@ class DocumentExtractor(dspy.Module):
 
     def passages(self, job: DocumentJob) -> list[str]:
         """k passages per missing field description and per sub-query, deduplicated, best first."""
-        queries = [f.description or f.name for f in job.missing] + [sq.query for sq in job.subqueries]
+        queries = [field_query(f) for f in job.missing] + [sq.query for sq in job.subqueries]
         seen, texts = set(), []
         for query in queries:
             for p in self.store.search(job.doc.id, query, k=self.k):
@@ -155,6 +155,12 @@ class DocumentExtractor(dspy.Module):
     def model_name(self) -> str:
         lm = self.extract.lm or dspy.settings.lm
         return str(getattr(lm, "model", "") or "")
+
+
+def field_query(spec: FieldSpec) -> str:
+    """What retrieval looks for: the description, and the words the filing would print for it (the
+    planner's search terms), so a line item named differently in the filing is still found."""
+    return " ".join([spec.description or spec.name, *spec.search_terms])
 
 
 def match_values(specs: list[FieldSpec], values: list[ExtractedValue]) -> dict[str, ExtractedValue]:

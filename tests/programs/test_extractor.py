@@ -135,3 +135,17 @@ def test_only_lm_calls_are_bounded_and_retrieval_runs_ahead(make_program, use_lm
     program.extractor(assignments=program.planner(question="q", scope=None).assignments)
     assert peak[0] == 1  # concurrency=1: never two LM calls at once
     assert retrieved_when_first_call_ends[0] == 3  # every document's passages were fetched during the first call
+
+
+def test_the_planners_search_terms_reach_retrieval_next_to_the_description(make_program, use_lm, store, reply_for):
+    plan = {"subqueries": [{**reply_for.plan["subqueries"][0], "fields": [
+        {"name": "capital_adequacy_ratio", "description": "资本充足率", "type": "percent", "unit": "percent",
+         "search_terms": ["资本充足率", "监管资本"]},
+        {"name": "revenue", "description": "营业收入", "type": "number", "unit": "CNY", "search_terms": "营业总收入；利润表"},
+    ]}]}  # fmt: skip
+    use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "terms", "plan": plan}})
+    pred = make_program()(question="q")
+    queries = {q for d, q in store.searches if d == "doc-a"}
+    assert {"资本充足率 资本充足率 监管资本", "营业收入 营业总收入 利润表"} <= queries
+    assert pred.plan.fields()[1].search_terms == ["营业总收入", "利润表"]  # one string split, not a failed plan
+    assert pred.records[0]["capital_adequacy_ratio"] == 15.44
