@@ -73,15 +73,21 @@ class DocumentExtractor(dspy.Module):
         # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
         # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
         gate = threading.BoundedSemaphore(self.concurrency)
-        workers = max(1, min(len(jobs), RETRIEVAL_THREADS))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="extract") as pool:
+        stop = threading.Event()  # set on Ctrl-C: calls in flight finish (their facts are kept), no new ones start
+        pool = ThreadPoolExecutor(max_workers=max(1, min(len(jobs), RETRIEVAL_THREADS)), thread_name_prefix="extract")
+        try:
             # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
-            futures = {pool.submit(contextvars.copy_context().run, self.run_job, job, gate): job for job in jobs}
+            futures = [pool.submit(contextvars.copy_context().run, self.run_job, job, gate, stop) for job in jobs]
             for future in as_completed(futures):
                 outcome = future.result()
                 outcomes[outcome.doc_id] = outcome
                 if on_done:
                     on_done(len(outcomes), len(jobs), outcome)
+        except BaseException:
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         return collect(jobs, outcomes)
 
     def prepare(self, doc_id: str, subqueries: list[SubQuery]) -> DocumentJob:
@@ -90,12 +96,14 @@ class DocumentExtractor(dspy.Module):
         known = self.facts.lookup(doc_id, fields) if self.facts is not None else {}
         return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known])
 
-    def run_job(self, job: DocumentJob, gate: threading.Semaphore) -> DocumentOutcome:
+    def run_job(self, job: DocumentJob, gate: threading.Semaphore, stop: threading.Event) -> DocumentOutcome:
         if not job.missing:
             return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
         try:
             job.passages = self.passages(job)
             with gate:
+                if stop.is_set():
+                    raise InterruptedError("the run was interrupted before this document was asked")
                 pred = self.extract(**self.inputs(job))
             return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
         except Exception as e:  # one document never sinks the run

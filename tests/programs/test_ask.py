@@ -110,3 +110,58 @@ def test_help_states_the_real_defaults(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert f"COLLATE_CONCURRENCY, default {Settings.concurrency})" in text
     assert f"COLLATE_K, default {Settings.k})" in text
+
+
+# ---- issue 11: outputs checked before any LM call is paid for; the answer never lost ----------------
+@pytest.mark.parametrize(("make_argv", "fix"), [
+    (lambda d: ["--run-dir", str(d / "a-file")], "--run-dir"),
+    (lambda d: ["--fact-store", str(d / "garbage.sqlite")], "--fact-store"),
+    (lambda d: ["--fact-store", str(d)], "is a folder"),
+    (lambda d: ["--k", "-1"], "k=-1 is out of range"),
+    (lambda d: ["--k", "0"], "k=0 is out of range"),
+    (lambda d: ["--concurrency", "0"], "concurrency=0 is out of range"),
+])  # fmt: skip
+def test_unusable_outputs_and_values_fail_before_the_first_lm_call(cli, tmp_path, capsys, make_argv, fix):
+    (tmp_path / "a-file").write_text("not a folder")
+    (tmp_path / "garbage.sqlite").write_bytes(b"this is not a database, it is text" * 100)
+    code = ask.main(["--index", str(tmp_path), "--no-progress", *make_argv(tmp_path), "哪家公司资本充足率最高？"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and fix in err and err.count("\n") == 0, err
+    assert cli.history == []  # nothing was paid for
+    assert (tmp_path / "garbage.sqlite").read_bytes().startswith(b"this is not a database")  # not replaced
+
+
+def test_a_zero_concurrency_from_the_environment_is_refused(cli, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLLATE_CONCURRENCY", "0")
+    assert ask.main(["--index", str(tmp_path), "--no-progress", "q"]) == 2
+    assert "COLLATE_CONCURRENCY" in capsys.readouterr().err and cli.history == []
+
+
+def test_a_question_of_only_whitespace_is_refused(cli, tmp_path, capsys):
+    assert ask.main(["--index", str(tmp_path), "--no-progress", "  \n\t "]) == 2
+    assert "no question" in capsys.readouterr().err and cli.history == []
+
+
+def test_the_answer_is_printed_even_when_the_run_folder_cannot_be_written(cli, tmp_path, capsys, monkeypatch):
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ask, "write_run", disk_full)
+    code = ask.main(["--index", str(tmp_path), "--run-dir", str(tmp_path / "run"), "--no-progress", "哪家公司资本充足率最高？"])
+    captured = capsys.readouterr()
+    assert code == 0 and "资本充足率最高的是600001。" in captured.out
+    assert "could not write the run folder" in captured.err and "No space left" in captured.err
+
+
+def test_ctrl_c_stops_with_one_line_and_keeps_the_facts(cli, tmp_path, capsys, monkeypatch):
+    from programs.runtime.facts import FactStore
+
+    def ctrl_c(self, done, total, outcome):  # the user presses Ctrl-C as the first document is done
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ask.Progress, "__call__", ctrl_c)
+    monkeypatch.setenv("COLLATE_CONCURRENCY", "1")
+    code = ask.main(["--index", str(tmp_path), "哪家公司资本充足率最高？"])
+    err = capsys.readouterr().err.strip()
+    assert code == 130 and err.startswith("interrupted") and err.count("\n") == 0
+    assert len(FactStore(tmp_path / "facts.sqlite")) >= 2  # what was extracted before the interrupt is kept
