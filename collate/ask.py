@@ -46,6 +46,8 @@ def parse_args(argv):
     p.add_argument("--concurrency", type=int, help=f"documents extracted at once (COLLATE_CONCURRENCY, default {Settings.concurrency})")
     p.add_argument("--k", type=int, help=f"passages per field per document (COLLATE_K, default {Settings.k})")
     p.add_argument("--fact-store", help="SQLite fact store (COLLATE_FACT_STORE; default <index>/facts.sqlite)")
+    p.add_argument("--reuse-facts-from-any-model", action="store_true", default=None,
+                   help="reuse facts another model or extractor prompt produced (COLLATE_REUSE_FACTS_FROM_ANY_MODEL)")
     p.add_argument("--no-progress", action="store_true", help="hide the documents done / total display")
     p.add_argument("-v", "--verbose", action="store_true")
     return p.parse_args(argv)
@@ -134,6 +136,7 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, object]:
     if not (question or "").strip():
         raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
     overrides = {**lm_overrides(args), "k": args.k, "concurrency": args.concurrency, "fact_store": args.fact_store,
+                 "reuse_facts_from_any_model": args.reuse_facts_from_any_model,
                  **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES}}  # fmt: skip
     settings = Settings.from_env(overrides)
     check_run_dir(args.run_dir)

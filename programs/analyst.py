@@ -14,6 +14,7 @@ import dspy
 
 from programs.result import ProgramResult
 from programs.runtime.facts import FactStore
+from programs.runtime.field_match import FieldMatcher
 from programs.runtime.run_folder import build_run_log
 from programs.runtime.settings import Settings
 from programs.stages.answer import Answer, Answerer
@@ -92,7 +93,8 @@ def assemble(question, scope, planned: Planned, extracted: Extraction, normalize
                  "warnings": planned.warnings},
         "extract": {"facts": [f.model_dump() for f in extracted.facts],
                     "failures": [f.model_dump() for f in extracted.failures],
-                    "lm_documents": extracted.lm_documents, "passages": extracted.passages},
+                    "lm_documents": extracted.lm_documents, "passages": extracted.passages,
+                    "merges": [vars(m) for m in extracted.merges]},
         "normalize": {"records": normalized.records, "notes": normalized.notes, "nulled": normalized.nulled},
         "code": {"attempts": analysis.attempts, "result": analysis.result},
         "answer": {"inputs": {"question": question, "result": analysis.result,
@@ -115,8 +117,10 @@ def build_program(settings: Settings, store, facts: FactStore | None = None) -> 
     elif facts is None:
         facts = FactStore(settings.fact_path(store))
     return Analyst(
-        planner=Planner(store.catalog),
-        extractor=DocumentExtractor(store, facts, k=settings.k, concurrency=settings.concurrency),
+        planner=Planner(store.catalog, facts),
+        extractor=DocumentExtractor(store, facts, k=settings.k, concurrency=settings.concurrency,
+                                    matcher=FieldMatcher() if settings.fuzzy_reuse else None,
+                                    any_model=settings.reuse_facts_from_any_model),
         normalizer=Normalizer(batch_size=settings.normalize_batch),
         code_writer=CodeWriter(WarmSandboxes(settings.sandbox_limits()), rounds=settings.code_rounds,
                                timeout=settings.sandbox_timeout, sample_records=settings.sample_records),

@@ -2,7 +2,7 @@
 
 import dspy
 
-from signatures.types import Plan
+from signatures.types import FieldSpec, Plan
 
 
 class PlanQuestion(dspy.Signature):
@@ -13,6 +13,10 @@ class PlanQuestion(dspy.Signature):
         desc="the documents in scope: doctypes, fiscal years and symbols with counts; use these exact values in restrictions"
     )
     feedback: str = dspy.InputField(desc="problems found in a previous plan, empty on the first try")
+    known_fields: list[FieldSpec] = dspy.InputField(
+        desc="fields already extracted from these documents; to ask for one of them again, reuse its exact "
+        "name, description, type and unit (its values are then not read again)"
+    )
     plan: Plan = dspy.OutputField(
         desc="sub-queries; each field names one raw value to read from a document (not a derived result), "
         "with type and canonical unit (money in CNY or USD units, percents as percent points)"

@@ -191,6 +191,8 @@ class Fact(BaseModel):
     page: int | None = None
     model: str = ""
     prompt_version: str = ""
+    field_type: str = ""  # the FieldSpec's type and canonical unit it was asked as: what reuse matches on
+    field_unit: str = ""
 
 
 class Citation(BaseModel):

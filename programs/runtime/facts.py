@@ -1,8 +1,13 @@
 """The fact store: every extracted value with its provenance, in SQLite, reused across questions.
 
-A fact is keyed by (document, field name, field description): a later question that needs the same
-value of the same document reuses it instead of asking the LM again, and a run that died resumes
-asking only for what is missing. Writes are serialized by a lock so extractor threads can share it.
+A fact is keyed by (document, field name, field description) and carries the model and extractor
+prompt version that produced it: a later question that needs the same value of the same document
+reuses it instead of asking the LM again, and a run that died resumes asking only for what is
+missing. Reuse never crosses a model or prompt change unless asked (an optimized extractor must not be
+scored on the old one's facts). A reworded description of the same field (same name, type and unit)
+is matched by meaning when a FieldMatcher is given (programs.runtime.field_match), and every such
+merge is reported with both descriptions. Writes are serialized by a lock so extractor threads can
+share it; the latest extraction of a key replaces the previous one.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from signatures.types import Fact, FieldSpec
@@ -26,10 +32,40 @@ CREATE TABLE IF NOT EXISTS facts (
     model TEXT NOT NULL DEFAULT '',
     prompt_version TEXT NOT NULL DEFAULT '',
     created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    field_type TEXT NOT NULL DEFAULT '',
+    field_unit TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, field, description)
 )
 """
-COLUMNS = ("doc_id", "field", "description", "disclosed", "value", "unit", "quote", "page", "model", "prompt_version")
+# Columns added after the first release: a store written before them gains them on open.
+ADDED_COLUMNS = {"field_type": "TEXT NOT NULL DEFAULT ''", "field_unit": "TEXT NOT NULL DEFAULT ''"}
+COLUMNS = ("doc_id", "field", "description", "disclosed", "value", "unit", "quote", "page", "model", "prompt_version",
+           "field_type", "field_unit")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """Which stored facts a lookup may return: those of this model and extractor prompt (unless
+    any_model), by exact description, or by meaning when a matcher is given."""
+
+    model: str = ""
+    prompt_version: str = ""
+    any_model: bool = False
+    matcher: object | None = None  # a FieldMatcher; None = exact descriptions only
+
+    def allows(self, fact: Fact) -> bool:
+        return self.any_model or (fact.model == self.model and fact.prompt_version == self.prompt_version)
+
+
+@dataclass
+class Merge:
+    """A stored fact reused for a reworded field: shown in the trace so a wrong merge can be seen and undone."""
+
+    doc_id: str
+    field: str
+    asked: str  # the description the plan asked for
+    stored: str  # the description the fact was extracted under
+    how: str  # why code took them as the same
 
 
 class FactStoreError(ValueError):
@@ -55,6 +91,10 @@ class FactStore:
             if path:
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(SCHEMA)
+            present = {row[1] for row in self._conn.execute("PRAGMA table_info(facts)")}
+            for column, kind in ADDED_COLUMNS.items():
+                if column not in present:
+                    self._conn.execute(f"ALTER TABLE facts ADD COLUMN {column} {kind}")
             self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: fails now if the file is read-only
             self._conn.execute("ROLLBACK")
         except (sqlite3.Error, OSError) as e:
@@ -74,19 +114,60 @@ class FactStore:
             ).fetchone()
         return _to_fact(row) if row else None
 
-    def lookup(self, doc_id: str, specs: list[FieldSpec]) -> dict[str, Fact]:
-        """Known facts of a document for these fields, by field name."""
-        known = {}
+    def lookup(self, doc_id: str, specs: list[FieldSpec], reuse: Reuse | None = None) -> tuple[dict[str, Fact], list[Merge]]:
+        """Known facts of a document for these fields (by field name), and the merges made to find them.
+        reuse=None: any stored fact with the exact description (the policy of the first release)."""
+        reuse = reuse or Reuse(any_model=True)
+        known, merges = {}, []
         for spec in specs:
             fact = self.get(doc_id, spec.name, spec.description)
-            if fact is not None:
+            if fact is not None and reuse.allows(fact) and asked_as(fact, spec):
                 known[spec.name] = fact
-        return known
+                continue
+            if reuse.matcher is None:
+                continue
+            for candidate in self.same_field(doc_id, spec):
+                if not reuse.allows(candidate):
+                    continue
+                same, how = reuse.matcher.same_meaning(spec.description, candidate.description)
+                if same:
+                    known[spec.name] = candidate.model_copy(update={"description": spec.description})
+                    merges.append(Merge(doc_id, spec.name, spec.description, candidate.description, how))
+                    logger.info("reusing %s.%s: %r as %r (%s)", doc_id, spec.name, spec.description,
+                                candidate.description, how)  # fmt: skip
+                    break
+        return known, merges
+
+    def same_field(self, doc_id: str, spec: FieldSpec) -> list[Fact]:
+        """Stored facts of the document with this field's name, type and unit, under any description."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {', '.join(COLUMNS)} FROM facts WHERE doc_id=? AND field=? AND field_type=? AND field_unit=? "
+                "ORDER BY created_at DESC",
+                (doc_id, spec.name, spec.type, spec.unit),
+            ).fetchall()
+        return [_to_fact(r) for r in rows]
+
+    def known_fields(self, doc_ids: list[str] | None = None, limit: int = 50) -> list[FieldSpec]:
+        """The fields held for these documents (all when None), one description each, most used first:
+        what the planner is shown so it can name an existing field instead of inventing a new one."""
+        where, args = "", ()
+        if doc_ids is not None:
+            where, args = f"WHERE doc_id IN ({', '.join('?' * len(doc_ids))}) AND ", tuple(doc_ids)
+        else:
+            where = "WHERE "
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT field, field_type, field_unit, MIN(description), COUNT(*) AS n FROM facts {where}field_type != '' "
+                "GROUP BY field, field_type, field_unit ORDER BY n DESC, field LIMIT ?",
+                (*args, limit),
+            ).fetchall()
+        return [FieldSpec(name=f, type=t, unit=u, description=d) for f, t, u, d, _ in rows]
 
     def put_many(self, facts: list[Fact]) -> None:
         rows = [
             (f.doc_id, f.field, f.description, int(f.disclosed), f.value, f.unit, f.quote, f.page, f.model,
-             f.prompt_version)
+             f.prompt_version, f.field_type, f.field_unit)
             for f in facts
         ]  # fmt: skip
         with self._lock:
@@ -106,6 +187,11 @@ class FactStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def asked_as(fact: Fact, spec: FieldSpec) -> bool:
+    """The fact was extracted as this type and unit (a fact stored before they were kept says nothing)."""
+    return fact.field_type in ("", spec.type) and fact.field_unit in ("", spec.unit)
 
 
 def _to_fact(row) -> Fact:

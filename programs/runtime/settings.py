@@ -65,6 +65,8 @@ class Settings:
     k: int = 5  # passages per field (and per sub-query) for each document
     fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
     fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
+    fuzzy_reuse: bool = True  # reuse a stored fact whose description is a rewording (programs.runtime.field_match)
+    reuse_facts_from_any_model: bool = False  # True: reuse facts another model or extractor prompt produced
     code_rounds: int = 3  # fix rounds after the first failing code
     normalize_batch: int = 40  # raw values per normalizer LM call
     sample_records: int = 8  # rows shown to the code-writer and the answerer

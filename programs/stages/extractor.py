@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.runtime.facts import Merge, Reuse
 from programs.stages.planner import column_name, fields_of
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
@@ -38,6 +39,7 @@ class DocumentJob:
     known: dict[str, Fact]
     missing: list[FieldSpec] = field(default_factory=list)
     passages: list[str] = field(default_factory=list)
+    merges: list[Merge] = field(default_factory=list)
 
 
 @dataclass
@@ -56,19 +58,24 @@ class Extraction:
     failures: list[DocumentFailure]
     lm_documents: int  # documents that needed an LM call (the rest came from the fact store)
     passages: dict[str, list[str]]  # document id -> the passages its call was given
+    merges: list[Merge] = field(default_factory=list)  # stored facts reused for reworded fields
 
 
 class DocumentExtractor(dspy.Module):
-    def __init__(self, store, facts=None, k: int = 5, concurrency: int = 16):
+    def __init__(self, store, facts=None, k: int = 5, concurrency: int = 16, matcher=None, any_model: bool = False):
         """store: the index (catalog + per-document search); facts: a FactStore to reuse and keep facts
-        in, or None to always ask; k passages per query; concurrency: LM calls in flight at once."""
+        in, or None to always ask; k passages per query; concurrency: LM calls in flight at once;
+        matcher: a FieldMatcher to reuse facts of reworded fields (None: exact descriptions only);
+        any_model: reuse facts another model or extractor prompt produced."""
         super().__init__()
         self.store, self.facts, self.k, self.concurrency = store, facts, k, concurrency
+        self.matcher, self.any_model = matcher, any_model
         self.extract = dspy.Predict(ExtractFacts)
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
-        jobs = [self.prepare(doc_id, sqs) for doc_id, sqs in assignments.items()]
+        reuse = Reuse(self.model_name(), prompt_version(self.extract), self.any_model, self.matcher)
+        jobs = [self.prepare(doc_id, sqs, reuse) for doc_id, sqs in assignments.items()]
         outcomes: dict[str, DocumentOutcome] = {}
         # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
         # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
@@ -90,11 +97,11 @@ class DocumentExtractor(dspy.Module):
         pool.shutdown()
         return collect(jobs, outcomes)
 
-    def prepare(self, doc_id: str, subqueries: list[SubQuery]) -> DocumentJob:
+    def prepare(self, doc_id: str, subqueries: list[SubQuery], reuse: Reuse) -> DocumentJob:
         doc = self.store.catalog.get(doc_id)
         fields = fields_of(subqueries)
-        known = self.facts.lookup(doc_id, fields) if self.facts is not None else {}
-        return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known])
+        known, merges = self.facts.lookup(doc_id, fields, reuse) if self.facts is not None else ({}, [])
+        return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known], merges=merges)
 
     def run_job(self, job: DocumentJob, gate: threading.Semaphore, stop: threading.Event) -> DocumentOutcome:
         if not job.missing:
@@ -142,7 +149,8 @@ class DocumentExtractor(dspy.Module):
             new.append(Fact(
                 doc_id=job.doc.id, field=spec.name, description=spec.description, disclosed=disclosed,
                 value=v.value if disclosed else None, unit=v.unit if disclosed else None,
-                quote=v.quote, page=v.page, model=model, prompt_version=version,
+                quote=v.quote, page=v.page, model=model, prompt_version=version, field_type=spec.type,
+                field_unit=spec.unit,
             ))  # fmt: skip
         if self.facts is not None and new:
             self.facts.put_many(new)
@@ -196,4 +204,5 @@ def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> Ex
         failures=[o.failure for o in ordered if o.failure],
         lm_documents=sum(o.asked_lm for o in ordered),
         passages={j.doc.id: j.passages for j in jobs},
+        merges=[m for j in jobs for m in j.merges],
     )

@@ -33,19 +33,23 @@ class Planned:
 
 
 class Planner(dspy.Module):
-    def __init__(self, catalog):
+    def __init__(self, catalog, facts=None):
+        """catalog: what restrictions are applied against; facts: a FactStore whose known fields the
+        planner is shown (None: none shown)."""
         super().__init__()
-        self.catalog = catalog
+        self.catalog, self.facts = catalog, facts
         self.plan = dspy.Predict(PlanWithReasoning)
 
     def forward(self, question: str, scope: list[str] | None = None) -> Planned:
         """Plan, and re-plan once with the problems as feedback."""
         summary = self.catalog.summary(within=scope)
-        plan = tidy_plan(self.plan(question=question, catalog=summary, feedback="").plan)
+        known = self.facts.known_fields(scope) if self.facts is not None else []
+        inputs = {"question": question, "catalog": summary, "known_fields": known}
+        plan = tidy_plan(self.plan(**inputs, feedback="").plan)
         matches, problems = self.check(plan, scope)
         if problems:
             logger.info("re-planning: %s", "; ".join(problems))
-            plan = tidy_plan(self.plan(question=question, catalog=summary, feedback="\n".join(problems)).plan)
+            plan = tidy_plan(self.plan(**inputs, feedback="\n".join(problems)).plan)
             matches, problems = self.check(plan, scope)
         return assign(plan, matches, [f"planner: {p}" for p in problems])
 
