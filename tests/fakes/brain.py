@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import zlib
 from collections import Counter
 from typing import Any
 
@@ -198,6 +199,30 @@ def judge(inputs: dict) -> dict:
     return {"correct": correct, "reason": reason}
 
 
+# ---- rewording (issue 14) --------------------------------------------------------------------------
+# How a real planner words one field differently from question to question: a unit in brackets, a
+# period word, an article, a note. Same field, same name, type and unit; only the description moves.
+ZH_REWORDINGS = ("{d}", "{d}（{u}）", "期末{d}", "报告期末{d}", "{d}，年末")
+EN_REWORDINGS = ("{d}", "{d} at year end", "the {d}", "{d} (as reported)", "{D}")
+UNIT_WORDS = {"percent": "%", "CNY": "元", "USD": "USD", "count": "个", "people": "人", "shares": "股"}
+
+
+def reword(description: str, unit: str, question: str, seed: int) -> str:
+    """One of the wordings, chosen by (seed, question, description): stable for a question, varied across them."""
+    bare = description.rstrip("。.")
+    variants = EN_REWORDINGS if bare.isascii() else ZH_REWORDINGS
+    pick = zlib.crc32(f"{seed}|{question}|{description}".encode()) % len(variants)
+    return variants[pick].format(d=bare, D=bare[:1].upper() + bare[1:], u=UNIT_WORDS.get(unit, "单位"))
+
+
+def reworded_plan(produced: dict, question: str, seed: int) -> dict:
+    plan = json.loads(json.dumps(produced["plan"]))
+    for sq in plan["subqueries"]:
+        for f in sq["fields"]:
+            f["description"] = reword(f["description"], f["unit"], question, seed)
+    return {**produced, "plan": plan}
+
+
 # ---- dispatch ------------------------------------------------------------------------------------
 HANDLERS = {
     "plan": plan,
@@ -218,8 +243,11 @@ def default_output(type_name: str) -> Any:
 class Brain:
     """The responder: messages -> reply text in the adapter's format. Thread-safe (no shared state but counts)."""
 
-    def __init__(self):
+    def __init__(self, reword_seed: int | None = None):
+        """reword_seed: word each plan's field descriptions the way a real planner varies them
+        (None: the rule's own description, every time)."""
         self.counts: Counter = Counter()
+        self.reword_seed = reword_seed
         self._lock = threading.Lock()
 
     def outputs(self, parsed: ParsedPrompt) -> dict[str, Any]:
@@ -227,6 +255,8 @@ class Brain:
         with self._lock:
             self.counts[kind] += 1
         produced = HANDLERS.get(kind, lambda _inputs: {})(parsed.inputs)
+        if kind == "plan" and self.reword_seed is not None:
+            produced = reworded_plan(produced, str(parsed.inputs.get("question") or ""), self.reword_seed)
         out = {}
         for name in parsed.output_fields:
             if name in produced:

@@ -1,0 +1,123 @@
+"""Extraction cost of a whole dataset when the planner rewords fields: fuzzy fact reuse on vs off.
+
+    .venv/bin/python bench/dataset_cost.py [--workdir DIR] [--seed 0] [--limit N]
+
+Generates the default synthetic corpus (56 filings, 40 questions) and its index under --workdir
+(reused when present), then answers every question twice with the rule-based fake LM in rewording
+mode (each plan words a field as a real planner would: "资本充足率" / "期末资本充足率" / "资本充足率（%）"),
+once with reuse by exact description only and once with reuse by meaning. Prints, per mode:
+extraction calls (one per document asked), unique (document, field) pairs the questions needed,
+their ratio, and tokens; and every merge checked against truth.jsonl (both descriptions must name
+the same truth row of that document). Target: calls <= 1.2 x unique pairs with reuse by meaning,
+no wrong merge. Exit 0 when met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: make the project and its test fakes importable
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def prepare(work: Path) -> tuple[Path, Path]:
+    corpus, index = work / "corpus", work / "index"
+    if not (corpus / "dataset.json").exists():
+        subprocess.run([sys.executable, "-m", "data.synth", "--out", str(corpus)], check=True, cwd=ROOT)
+    if not (index / "manifest.json").exists():
+        subprocess.run([sys.executable, "-m", "retrievers.build", "--catalog", str(corpus / "catalog.jsonl"),
+                        "--pdf-dir", str(corpus / "pdf"), "--index", str(index)], check=True, cwd=ROOT)  # fmt: skip
+    return corpus, index
+
+
+def run_dataset(items, store, fuzzy: bool, seed: int) -> dict:
+    import dspy
+
+    from programs.analyst import build_program
+    from programs.runtime.facts import FactStore
+    from programs.runtime.settings import Settings
+    from tests.fakes.brain import Brain
+    from tests.fakes.engine import brain_lm
+
+    brain = Brain(reword_seed=seed)
+    lm = brain_lm(brain)
+    dspy.configure(lm=lm, adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(lm="fake/brain", fuzzy_reuse=fuzzy, concurrency=8)
+        program = build_program(settings, store, facts=FactStore(Path(tmp) / "facts.sqlite"))
+        needed, merges = set(), []
+        for item in items:
+            pred = program(question=item["question"], doc_ids=[m["id"] for m in item["metadata"]])
+            needed |= {(f.doc_id, f.field) for f in pred.facts}
+            merges += (pred.trace.get("extract") or {}).get("merges", [])
+    tokens = sum((h.get("usage") or {}).get("total_tokens", 0) for h in lm.history)
+    return {"extraction_calls": brain.counts["extract"], "unique_pairs": len(needed), "tokens": tokens,
+            "merges": merges}  # fmt: skip
+
+
+def check_merges(merges: list[dict], corpus: Path) -> tuple[int, int, int]:
+    """(right, wrong, unchecked): a merge is right when both descriptions name the same truth row."""
+    from programs.runtime.field_match import core
+
+    rows: dict[str, list[dict]] = {}
+    for line in (corpus / "truth.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        rows.setdefault(row["doc_id"], []).append(row)
+
+    def row_of(doc_id: str, description: str):
+        return next((r["field"] for r in rows.get(doc_id, []) if core(r["description"]) == core(description)), None)
+
+    right = wrong = unchecked = 0
+    for m in merges:
+        asked, stored = row_of(m["doc_id"], m["asked"]), row_of(m["doc_id"], m["stored"])
+        if asked is None and stored is None:
+            unchecked += 1
+        elif asked == stored:
+            right += 1
+        else:
+            wrong += 1
+            print(f"  WRONG MERGE {m}", file=sys.stderr)
+    return right, wrong, unchecked
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="bench/dataset_cost.py", description=__doc__.splitlines()[0])
+    p.add_argument("--workdir", help="keep the corpus and index here (reused when present); default a temp dir")
+    p.add_argument("--seed", type=int, default=0, help="seed of the planner's rewording (default 0)")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    args = p.parse_args(argv)
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="collate-cost-"))
+    corpus, index = prepare(work)
+
+    from retrievers.store import IndexStore
+
+    items = json.loads((corpus / "dataset.json").read_text(encoding="utf-8"))[: args.limit]
+    store = IndexStore.open(index)
+    print(f"{len(items)} questions over {len(store.catalog.documents())} documents; planner rewording seed {args.seed}")
+    results = {}
+    for label, fuzzy in (("exact descriptions only", False), ("reuse by meaning", True)):
+        r = results[label] = run_dataset(items, store, fuzzy, args.seed)
+        ratio = r["extraction_calls"] / max(1, r["unique_pairs"])
+        print(f"{label:<24} extraction calls {r['extraction_calls']:>5}  unique (document, field) pairs "
+              f"{r['unique_pairs']:>5}  ratio {ratio:.2f}  tokens {r['tokens']:>9,}  merges {len(r['merges'])}")  # fmt: skip
+    fuzzy = results["reuse by meaning"]
+    right, wrong, unchecked = check_merges(fuzzy["merges"], corpus)
+    print(f"merges checked against truth.jsonl: {right} right, {wrong} wrong, {unchecked} without a truth row")
+    ratio = fuzzy["extraction_calls"] / max(1, fuzzy["unique_pairs"])
+    ok = ratio <= 1.2 and wrong == 0
+    print(f"target calls <= 1.2 x unique pairs, no wrong merge: {'met' if ok else 'NOT met'} ({ratio:.2f}, {wrong} wrong)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
