@@ -10,9 +10,10 @@ The code sees `records` (list of dicts) and `df` (a DataFrame of them), with pd,
 statistics, datetime, re and json importable. It runs under bubblewrap with no network, no host
 files, no caller environment, its own pid namespace and uid (root) or user namespace (anyone
 else), and rlimits on memory, CPU, file size, open files and processes; the host caps its stdout
-and kills it at the wall-clock deadline. Root and ordinary users get the same isolation (see isolation.py). Where bwrap cannot
-isolate it runs with rlimits only, logs a warning saying how to enable isolation and lists what
-is missing in `missing_protection`; `Limits(strict=True)` refuses to run instead.
+and kills it at the wall-clock deadline. Root and ordinary users get the same isolation (see
+isolation.py). Where bwrap cannot isolate it runs with rlimits only, logs a warning saying how to
+enable isolation and lists what is missing in `missing_protection`; `Limits(strict=True)`
+refuses to run instead.
 
 Every bound is a plain value of `Limits` (see LIMIT_RANGES), and the wall-clock timeout is
 0 < timeout <= MAX_TIMEOUT_SECONDS: out-of-range values raise ValueError naming the range.

@@ -277,6 +277,23 @@ while True:
 """,
         },
         {
+            "name": "processes",  # the user's other processes (driver, sentinel) must not count
+            "timeout": 10,
+            "limits": {"max_processes": 8},
+            "code": """
+import os, time
+started = 0
+try:
+    for _ in range(50):
+        if os.fork() == 0:
+            time.sleep(3)
+            os._exit(0)
+        started += 1
+except OSError as exc:
+    print('refused after', started, type(exc).__name__)
+""",
+        },
+        {
             "name": "memory_bomb",
             "timeout": 5,
             "limits": {"memory_mb": 512},
@@ -324,6 +341,8 @@ while True:
     assert privileges[1].startswith("nested userns") and privileges[1] != "nested userns 0 0"
     assert "SIGKILL" in results["kill_everything"]["error"]
     assert results["fork_bomb"]["limit"] in ("timeout", "processes")
+    refused = results["processes"]["stdout"].split()
+    assert refused[:2] == ["refused", "after"] and 3 <= int(refused[2]) < 8, results["processes"]
     assert results["memory_bomb"]["limit"] == "memory" and "MemoryError" in results["memory_bomb"]["error"]
     assert results["healthy"]["stdout"] == "1.0\n"
     assert leftover == [], "sandbox processes outlived their runs"
