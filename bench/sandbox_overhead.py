@@ -2,6 +2,9 @@
 
     .venv/bin/python bench/sandbox_overhead.py [--runs 10] [--records 200]
 
+Run it as an ordinary user too (isolation then comes from an unprivileged user namespace), with a
+Python that user can run, e.g. `setpriv --reuid=65534 --regid=65534 --clear-groups VENV/bin/python ...`.
+
 Both sides import pandas, build the DataFrame from the same records and print one aggregate, so
 the difference is what isolation costs (bwrap namespaces, binds, the runner, the JSON hand-off).
 Prints mean wall ms of each side, the absolute overhead and the ratio. Exit 0 when the mean
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -87,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: outputs differ: plain {plain_out!r} vs sandbox {boxed_out!r}", file=sys.stderr)
         return 1
     plain_ms, boxed_ms = statistics.mean(plain) * 1000, statistics.mean(boxed) * 1000
-    isolation = "full (bwrap)" if bwrap_problem() is None else f"DEGRADED: {bwrap_problem()}"
+    how = "as root, own uid" if os.geteuid() == 0 else f"as uid {os.geteuid()}, own user namespace"
+    isolation = f"full (bwrap, {how})" if bwrap_problem() is None else f"DEGRADED: {bwrap_problem()}"
     print(f"isolation:      {isolation}")
     print(f"runs per side:  {args.runs}, records: {args.records}")
     print(f"plain python:   {plain_ms:7.1f} ms/run (median {statistics.median(plain) * 1000:.1f})")

@@ -5,6 +5,24 @@ only); process.py watches the child; runner.py runs inside it; verdict.py turns 
 saw into a SandboxResult. `python -m programs.sandbox` is the CLI (__main__.py).
 """
 
-from programs.sandbox.core import Limits, PreparedRun, SandboxResult, prepare, run_code
+from programs.sandbox.core import (
+    LIMIT_RANGES,
+    MAX_TIMEOUT_SECONDS,
+    Limits,
+    PreparedRun,
+    SandboxResult,
+    check_timeout,
+    prepare,
+    run_code,
+)
 
-__all__ = ["Limits", "PreparedRun", "SandboxResult", "prepare", "run_code"]
+__all__ = [
+    "LIMIT_RANGES",
+    "MAX_TIMEOUT_SECONDS",
+    "Limits",
+    "PreparedRun",
+    "SandboxResult",
+    "check_timeout",
+    "prepare",
+    "run_code",
+]

@@ -1,5 +1,5 @@
-"""`python -m programs.sandbox --code FILE.py --records FILE.json [--timeout SECONDS]`: run analysis
-code the way the program does and print the SandboxResult as JSON."""
+"""`python -m programs.sandbox --code FILE.py --records FILE.json [--timeout SECONDS] [--strict]`: run
+analysis code the way the program does and print the SandboxResult as JSON."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from programs.sandbox.core import _check_records, run_code
+from programs.sandbox.core import Limits, _check_records, check_timeout, run_code
 
 DESCRIPTION = "Run analysis code over records the way the program does: isolated, bounded, reported as JSON."
 
@@ -18,7 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m programs.sandbox", description=DESCRIPTION)
     parser.add_argument("--code", required=True, type=Path, help="Python file to run")
     parser.add_argument("--records", required=True, type=Path, help="JSON file: a list of record objects")
-    parser.add_argument("--timeout", type=float, default=20.0, help="wall-clock seconds (default 20)")
+    parser.add_argument(
+        "--timeout", type=float, default=20.0, help="wall-clock seconds, 0 < timeout <= 3600 (default 20)"
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse to run without full isolation (else warn and run with rlimits)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -35,10 +42,13 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.timeout <= 0:
-        print(f"error: --timeout {args.timeout:g} must be a positive number of seconds", file=sys.stderr)
+    try:
+        check_timeout(args.timeout)
+    except (TypeError, ValueError) as exc:
+        print(f"error: --{exc}", file=sys.stderr)
         return 2
-    print(run_code(code, records, timeout=args.timeout).to_json())
+    limits = Limits(strict=True) if args.strict else None
+    print(run_code(code, records, timeout=args.timeout, limits=limits).to_json())
     return 0
 
 

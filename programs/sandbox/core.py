@@ -8,10 +8,15 @@
 
 The code sees `records` (list of dicts) and `df` (a DataFrame of them), with pd, np, math,
 statistics, datetime, re and json importable. It runs under bubblewrap with no network, no host
-files, no caller environment, its own pid namespace and uid, and rlimits on memory, CPU, file
-size, open files and processes; the host caps its stdout and kills it at the wall-clock
-deadline. Where bwrap is unavailable it runs with rlimits only, logs a warning and lists what is
-missing in `missing_protection`; COLLATE_SANDBOX_STRICT=1 refuses to run instead.
+files, no caller environment, its own pid namespace and uid (root) or user namespace (anyone
+else), and rlimits on memory, CPU, file size, open files and processes; the host caps its stdout
+and kills it at the wall-clock deadline. Root and ordinary users get the same isolation (see
+isolation.py). Where bwrap cannot isolate it runs with rlimits only, logs a warning saying how to
+enable isolation and lists what is missing in `missing_protection`; `Limits(strict=True)`
+refuses to run instead.
+
+Every bound is a plain value of `Limits` (see LIMIT_RANGES), and the wall-clock timeout is
+0 < timeout <= MAX_TIMEOUT_SECONDS: out-of-range values raise ValueError naming the range.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ import math
 import os
 import tempfile
 import threading
+import warnings
 import weakref
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from programs.sandbox import isolation
@@ -33,27 +39,59 @@ from programs.sandbox.verdict import verdict
 logger = logging.getLogger(__name__)
 
 RUNNER = Path(__file__).with_name("runner.py")
-MIN_MEMORY_MB = 512  # pandas alone maps ~330 MB of address space
+OLD_KERNEL = "Linux before 5.14 counts RLIMIT_NPROC per user, not per user namespace; upgrade or run as root"
+MAX_TIMEOUT_SECONDS = 3600.0  # one analysis run; also keeps every clock within what select() accepts
+TIMEOUT_RANGE = f"0 < timeout <= {MAX_TIMEOUT_SECONDS:g}"
+
+# Allowed (lowest, highest) of each bound; a Settings layer reads these to validate its knobs.
+LIMIT_RANGES: dict[str, tuple[float, float]] = {
+    "memory_mb": (512, 1 << 20),  # pandas alone maps ~330 MB of address space
+    "cpu_seconds": (1, int(MAX_TIMEOUT_SECONDS)),
+    "max_processes": (1, 4096),
+    "max_open_files": (16, 65536),  # the interpreter itself holds a few
+    "disk_mb": (1, 1 << 20),
+    "output_bytes": (1, 1 << 30),
+    "startup_seconds": (0.1, MAX_TIMEOUT_SECONDS),
+    "code_wait_seconds": (0.1, MAX_TIMEOUT_SECONDS),
+}
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds of one run. Defaults suit pandas over a few thousand records."""
+    """Bounds of one run, all plain values (ints, floats, a bool). Defaults suit pandas over a few
+    thousand records. Out-of-range or mistyped values raise ValueError/TypeError naming the range."""
 
-    memory_mb: int = 1024  # RLIMIT_AS per process
+    memory_mb: int = 1024  # RLIMIT_AS per process, on top of the pre-imported runtime
     cpu_seconds: int | None = None  # RLIMIT_CPU of the user's code; None = the wall timeout + 1
-    max_processes: int = 8  # RLIMIT_NPROC of the run's own uid (threads count)
+    max_processes: int = 8  # RLIMIT_NPROC of the run's own uid or user namespace (threads count)
     max_open_files: int = 64
     disk_mb: int = 64  # size of the writable tmpfs and RLIMIT_FSIZE
     output_bytes: int = 1_000_000  # stdout read at most this much
     startup_seconds: float = 60.0  # interpreter + pandas import + records load, before the timeout starts
     code_wait_seconds: float = 600.0  # a prepared run waits this long for its code, then is stopped
+    # True: refuse to run without full isolation; False: run with rlimits only (and warn).
+    # None: not decided by the caller; read COLLATE_SANDBOX_STRICT (deprecated, for one release).
+    strict: bool | None = None
 
     def __post_init__(self):
-        if self.memory_mb < MIN_MEMORY_MB:
-            raise ValueError(f"memory_mb={self.memory_mb} is below {MIN_MEMORY_MB}: pandas needs that much")
-        if self.max_processes < 1 or self.max_open_files < 16 or self.disk_mb < 1 or self.output_bytes < 1:
-            raise ValueError(f"Limits out of range: {self}; use max_processes>=1, max_open_files>=16, ...")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if spec.name == "strict":
+                if value is not None and not isinstance(value, bool):
+                    raise TypeError(f"Limits.strict must be True, False or None; got {value!r}")
+                continue
+            if value is None and spec.name == "cpu_seconds":
+                continue
+            low, high = LIMIT_RANGES[spec.name]
+            whole = spec.type in ("int", "int | None")
+            kinds = (int,) if whole else (int, float)
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                kind = "an integer" if whole else "a number"
+                raise TypeError(f"Limits.{spec.name} must be {kind} in [{low:g}, {high:g}]; got {value!r}")
+            if not low <= value <= high:  # also false for NaN
+                raise ValueError(
+                    f"Limits.{spec.name}={value!r} is out of range; use {low:g} <= {spec.name} <= {high:g}"
+                )
 
 
 @dataclass
@@ -75,17 +113,31 @@ def _check_records(records) -> None:
         )
 
 
+def check_timeout(timeout) -> float:
+    """The wall-clock timeout as a float, or ValueError/TypeError naming the allowed range."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a positive number of seconds ({TIMEOUT_RANGE}); got {timeout!r}")
+    if not 0 < timeout <= MAX_TIMEOUT_SECONDS:  # also false for NaN
+        raise ValueError(
+            f"timeout {timeout!r} is out of range: use a positive number of seconds, {TIMEOUT_RANGE}"
+        )
+    return float(timeout)
+
+
 def _check_code(code, timeout) -> None:
     if not isinstance(code, str):
         raise TypeError(f"code must be a str of Python source; got {type(code).__name__}")
-    if not timeout or timeout <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+    check_timeout(timeout)
 
 
 def run_code(
     code: str, records: list[dict], timeout: float = 20.0, *, limits: Limits | None = None
 ) -> SandboxResult:
-    """Run analysis code on records in the sandbox. Never raises for anything the code does."""
+    """Run analysis code on records in the sandbox. Never raises for anything the code does.
+
+    Raises ValueError/TypeError for bad arguments: code not a str, records not a list of dicts,
+    timeout outside 0 < timeout <= MAX_TIMEOUT_SECONDS.
+    """
     _check_code(code, timeout)
     with prepare(records, limits=limits) as prepared:
         return prepared.run(code, timeout)
@@ -98,6 +150,7 @@ def prepare(records: list[dict] | None, *, limits: Limits | None = None) -> Prep
     the caller does meanwhile (the LM writing the code). It runs code once: prepare one per attempt.
     Close it (or use `with`) when no code comes; an abandoned one is killed when garbage-collected.
     `records=None` starts it before the records exist: pass them later, `.run(code, timeout, records=...)`.
+    The timeout is given to `.run` (checked there: 0 < timeout <= MAX_TIMEOUT_SECONDS).
     """
     if records is not None:
         _check_records(records)
@@ -163,15 +216,16 @@ class PreparedRun:
         problem = isolation.bwrap_problem()
         self._via_bwrap = problem is None
         self._missing = isolation.missing_protection(use_bwrap=self._via_bwrap)
-        if problem is not None:
-            if isolation.strict_required():
+        if self._missing:
+            if _strict(limits):
                 error = (
-                    f"Full sandbox isolation is required ({isolation.STRICT_ENV}=1) but unavailable: {problem}. "
-                    f"Fix that, or unset {isolation.STRICT_ENV} to run with rlimits only."
+                    f"Full sandbox isolation is required (strict: {isolation.STRICT_ENV}=1) but unavailable: "
+                    f"{problem or OLD_KERNEL}. Missing: {', '.join(self._missing)}. "
+                    f"Fix that, or set {isolation.STRICT_ENV}=0 to run with rlimits only."
                 )
                 self._refusal = SandboxResult(False, "", error, "isolation", self._missing)
                 return
-            isolation.warn_degraded_once(problem, tuple(self._missing))
+            isolation.warn_degraded_once(problem or OLD_KERNEL, tuple(self._missing))
         try:
             code_read, code_write = os.pipe()
         except OSError as exc:
@@ -258,6 +312,21 @@ class PreparedRun:
         self.close()
 
 
+def _strict(limits: Limits) -> bool:
+    """The caller's choice; for one release, COLLATE_SANDBOX_STRICT when the caller made none."""
+    if limits.strict is not None:
+        return limits.strict
+    from_env = isolation.strict_from_env()
+    if from_env is not None:
+        warnings.warn(
+            f"the sandbox reading {isolation.STRICT_ENV} itself is deprecated: pass Limits(strict=...) "
+            "(Settings reads the variable)",
+            DeprecationWarning,
+            stacklevel=4,
+        )
+    return bool(from_env)
+
+
 def _run_watched(
     watched: _Watched,
     records: list[dict] | None,
@@ -342,8 +411,8 @@ def _build_job(
             "memory_bytes": limits.memory_mb << 20,
             "file_bytes": limits.disk_mb << 20,
             "open_files": limits.max_open_files,
-            # Without our own uid the count would include every process of the caller's user.
-            "processes": limits.max_processes if uid is not None else None,
+            # Only where it counts this run alone: its own uid (root) or its own user namespace.
+            "processes": limits.max_processes if isolation.process_limit_applies(via_bwrap) else None,
         },
     }
     try:

@@ -1,16 +1,25 @@
 """How the sandbox is built on this machine: the bubblewrap command line, or the degraded fallback.
 
-Full isolation = bubblewrap (`bwrap`) run by root with fresh pid, net, ipc and uts namespaces, a
-root filesystem made of read-only binds of only what Python and pandas need, and a size-capped
-tmpfs as the one writable place. Inside, the runner drops to a throw-away uid of its own (so
-RLIMIT_NPROC binds: it never binds root) with no_new_privs set. Without bwrap we fall back to
-rlimits only and SAY what is missing; COLLATE_SANDBOX_STRICT=1 turns that into a refusal.
+Full isolation = bubblewrap (`bwrap`) with fresh pid, net, ipc and uts namespaces, a root filesystem
+made of read-only binds of only what Python and pandas need, and a size-capped tmpfs as the one
+writable place. Two ways to get there:
+
+- as root: bwrap builds the namespaces with root's own privilege; inside, the runner drops to a
+  throw-away uid of its own (so RLIMIT_NPROC binds: it never binds root) with no_new_privs set.
+- as anyone else: bwrap first makes an unprivileged user namespace (no uid switch needed: the run
+  is alone in its namespaces, and since Linux 5.14 RLIMIT_NPROC counts per user namespace, so the
+  caller's other processes do not count and the run's do not escape the bound). Nested user
+  namespaces are disabled inside.
+
+Where neither works (no bwrap, or unprivileged user namespaces switched off by a sysctl) we fall
+back to rlimits only and SAY what is missing and how to enable it; a strict caller refuses instead.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import logging
 import os
 import secrets
@@ -30,13 +39,66 @@ INSIDE_WORK = "/sandbox/work"  # the only writable place (tmpfs)
 NAMESPACES = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
 
 
-def strict_required() -> bool:
-    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes")
+# Unprivileged user namespaces are switched off by one of these (file, value meaning "off", the fix).
+USERNS_SWITCHES = (
+    ("kernel/unprivileged_userns_clone", "0", "sysctl -w kernel.unprivileged_userns_clone=1"),
+    ("user/max_user_namespaces", "0", "sysctl -w user.max_user_namespaces=15000"),
+    (
+        "kernel/apparmor_restrict_unprivileged_userns",
+        "1",
+        "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile allowing userns for bwrap)",
+    ),
+)
+NPROC_PER_USERNS = (5, 14)  # Linux counts RLIMIT_NPROC per user namespace from 5.14 (ucounts)
+
+
+def strict_from_env() -> bool | None:
+    """DEPRECATED (one release): the caller passes Limits(strict=...); Settings reads the variable.
+
+    Only consulted when the caller left `strict` unset; None when the variable is unset too.
+    """
+    value = os.environ.get(STRICT_ENV)
+    if value is None:
+        return None
+    return value.strip().lower() in ("1", "true", "yes")
+
+
+def as_root() -> bool:
+    return os.geteuid() == 0
 
 
 def throwaway_uid() -> int | None:
     """A fresh uid per run when we are root (limits and kill -1 then reach only this run's processes)."""
-    return 1_000_000 + secrets.randbelow(1_000_000) if os.geteuid() == 0 else None
+    return 1_000_000 + secrets.randbelow(1_000_000) if as_root() else None
+
+
+def kernel_counts_nproc_per_userns(release: str | None = None) -> bool:
+    """True when RLIMIT_NPROC inside a user namespace counts only that namespace's processes."""
+    numbers = []
+    for part in (release or os.uname().release).split(".")[:2]:
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        numbers.append(int(digits or 0))
+    return tuple(numbers) >= NPROC_PER_USERNS
+
+
+def process_limit_applies(use_bwrap: bool) -> bool:
+    """Whether RLIMIT_NPROC bounds only this run: its own uid (root) or its own user namespace."""
+    if as_root():
+        return True
+    return use_bwrap and kernel_counts_nproc_per_userns()
+
+
+def userns_switched_off(proc_sys: Path = Path("/proc/sys")) -> str | None:
+    """'<setting> is <value>; enable with: <sysctl>' when a sysctl here disables unprivileged userns."""
+    for name, off, fix in USERNS_SWITCHES:
+        try:
+            value = (proc_sys / name).read_text().strip()
+        except OSError:
+            continue  # that switch does not exist on this kernel
+        if value == off:
+            setting = name.replace("/", ".")
+            return f"{setting} is {value}; enable them as root with: {fix} (persist it in /etc/sysctl.d/)"
+    return None
 
 
 def interpreter() -> tuple[Path, Path]:
@@ -96,8 +158,14 @@ def bwrap_command(job_dir: Path, disk_bytes: int) -> tuple[list[str], list[str],
     """(argv prefix up to the interpreter, site dirs inside, extra env) for a fully isolated run."""
     binds, inside_exe, inside_sites, env = inside_paths()
     argv = ["bwrap", *NAMESPACES, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-    # Keep only what the runner needs to switch to its throw-away uid; setuid clears them after.
-    argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    if as_root():
+        # Keep only what the runner needs to switch to its throw-away uid; setuid clears them after.
+        argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        # A user namespace of its own builds the others without privilege; none may be nested in it
+        # (a nested one would hand the code capabilities again, if only over its own namespaces).
+        argv += ["--unshare-user", *(["--disable-userns"] if _bwrap_knows("--disable-userns") else [])]
+        argv += ["--cap-drop", "ALL"]
     # bwrap creates missing parents of a bind as 0700 (root only): make them readable first.
     for parent in ("/etc", "/opt", INSIDE_SITE, "/sandbox"):
         argv += ["--perms", "0755", "--dir", parent]
@@ -109,14 +177,21 @@ def bwrap_command(job_dir: Path, disk_bytes: int) -> tuple[list[str], list[str],
     return [*argv, inside_exe], inside_sites, env
 
 
+@functools.cache
+def _bwrap_knows(flag: str) -> bool:
+    """Whether the installed bwrap has `flag` (--disable-userns needs bubblewrap >= 0.8)."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return flag in done.stdout
+
+
 @functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
     """None when bubblewrap works here with the flags we use; else why not (probed once per process)."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"
-    if os.geteuid() != 0:
-        # Unprivileged bwrap needs a user namespace, where our uid drop and RLIMIT_NPROC do not work.
-        return "not running as root: the sandbox needs root to build namespaces and drop to its own uid"
     import tempfile
 
     with tempfile.TemporaryDirectory() as probe_dir:
@@ -130,18 +205,28 @@ def bwrap_problem() -> str | None:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"bwrap could not start: {exc}"
-    if done.returncode != 0:
-        return f"bwrap failed here (exit {done.returncode}): {done.stderr.decode(errors='replace').strip()[:300]}"
-    return None
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode(errors="replace").strip()[:300]
+    if not as_root():
+        switched_off = userns_switched_off()
+        if switched_off:
+            return f"unprivileged user namespaces are disabled here ({switched_off}); bwrap said: {said}"
+        return (
+            f"bwrap could not build an unprivileged user namespace (exit {done.returncode}): {said}; "
+            "unprivileged user namespaces must be enabled (sysctl user.max_user_namespaces > 0, "
+            "kernel.unprivileged_userns_clone=1 where it exists), or run as root"
+        )
+    return f"bwrap failed here (exit {done.returncode}): {said}"
 
 
 def missing_protection(use_bwrap: bool) -> list[str]:
     """What the run lacks compared with full isolation (empty = fully isolated)."""
-    if use_bwrap:
-        return []
-    missing = ["filesystem", "network", "pid-namespace", "disk-quota"]
-    if os.geteuid() != 0:
-        missing += ["process-limit", "own-uid"]
+    missing = [] if use_bwrap else ["filesystem", "network", "pid-namespace", "disk-quota"]
+    if not process_limit_applies(use_bwrap):
+        missing.append("process-limit")  # the count would include every process of the caller's user
+    if not use_bwrap and not as_root():
+        missing.append("own-uid")  # the code runs as the caller and can signal the caller's processes
     return missing
 
 
@@ -149,7 +234,7 @@ def missing_protection(use_bwrap: bool) -> list[str]:
 def warn_degraded_once(reason: str, missing: tuple[str, ...]) -> None:
     logger.warning(
         "Sandbox runs WITHOUT full isolation (%s). Missing: %s. Only rlimits protect this machine; "
-        "set %s=1 to refuse instead.",
+        "set %s=1 (Limits(strict=True)) to refuse instead.",
         reason,
         ", ".join(missing),
         STRICT_ENV,

@@ -46,11 +46,15 @@ def _status(fd: int, **message) -> None:
         pass  # the code closed our channel; the host reports the missing status itself
 
 
-def _drop_privileges(uid: int) -> None:
-    """Become an unprivileged uid of our own so RLIMIT_NPROC binds and nothing can regain root."""
+def _no_new_privileges() -> None:
+    """No exec may gain privileges (setuid files, file capabilities), whoever started us."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+
+def _drop_privileges(uid: int) -> None:
+    """Become an unprivileged uid of our own so RLIMIT_NPROC binds and nothing can regain root."""
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
@@ -183,6 +187,7 @@ def main() -> int:
     code = received["code"]
     linecache.cache[CODE_NAME] = (len(code), None, code.splitlines(True), CODE_NAME)
     _set_limits(job["limits"], int(received["cpu_seconds"]))
+    _no_new_privileges()
     if job.get("uid") is not None and os.getuid() == 0:
         _drop_privileges(job["uid"])
     os.chdir(job["workdir"])
