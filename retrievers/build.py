@@ -48,6 +48,7 @@ DENSE_POLICIES = ("auto", "all", "none")
 # Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
 PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_LOCKED, EXIT_INTERRUPTED = 1, 2, 75, 130  # 75: EX_TEMPFAIL, try later
+_PR_SET_PDEATHSIG = 1
 OCR_FIX = "run OCR (e.g. ocrmypdf) on the file and rebuild"
 
 
@@ -223,10 +224,18 @@ def _expected_cost(job: Job) -> tuple[bool, int]:
     return bool(job.embedder_name), path.stat().st_size if path.is_file() else 0
 
 
-def _worker_init():
+def _worker_init(parent_pid: int):
     os.environ.setdefault("COLLATE_TORCH_THREADS", "1")  # one thread per process: the pool is the parallelism
     # Ctrl-C reaches the whole process group: the parent stops the workers, none prints a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent killed outright (kill -9, OOM) must not leave workers writing into the index behind it
+    # (they would, blocked on a queue whose other end they hold too). Linux only; elsewhere a no-op.
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(1)
 
 
 def build_index(
@@ -326,7 +335,10 @@ def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar) -> N
     # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
     method = "spawn" if model_in_use() else "fork"
     pool = ProcessPoolExecutor(
-        min(workers, len(stale)), mp_context=multiprocessing.get_context(method), initializer=_worker_init
+        min(workers, len(stale)),
+        mp_context=multiprocessing.get_context(method),
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
     )
     try:
         # heaviest first (embedded, then large files), so no worker is left with a long tail alone
