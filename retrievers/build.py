@@ -257,9 +257,22 @@ def build_index(
     index_dir.mkdir(parents=True, exist_ok=True)
     with build_lock(index_dir):
         recover(index_dir, index_dir / DOCS_DIR)  # what a killed build left half done
-        return _build_locked(
-            catalog, Path(pdf_dir), index_dir, workers, embedder, tokenizer, dense, catalog_dir, progress
-        )
+        results: list[DocResult] = []  # filled as documents finish, so an interruption can say what was saved
+        try:
+            return _build_locked(
+                catalog,
+                Path(pdf_dir),
+                index_dir,
+                workers,
+                embedder,
+                tokenizer,
+                dense,
+                catalog_dir,
+                progress,
+                results,
+            )
+        except KeyboardInterrupt:
+            raise BuildInterrupted(_interrupted_message(results, len(catalog), index_dir)) from None
 
 
 def _build_locked(
@@ -272,6 +285,7 @@ def _build_locked(
     dense: str,
     catalog_dir: Path | None,
     progress: bool,
+    results: list[DocResult],
 ) -> BuildReport:
     from tqdm import tqdm
 
@@ -291,13 +305,10 @@ def _build_locked(
     if not (index_dir / CATALOG_FILE).is_file():
         catalog.save(index_dir)  # an interrupted first build still opens, with the documents it finished
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
-    results: list[DocResult] = []
     try:
         _run_jobs(jobs, workers, results, bar)
-    except KeyboardInterrupt:
-        bar.close()
-        raise BuildInterrupted(_interrupted_message(results, len(jobs), index_dir)) from None
-    bar.close()
+    finally:
+        bar.close()  # ends the bar's line, so a message after it starts on its own
     order = {job.doc_id: i for i, job in enumerate(jobs)}
     results.sort(key=lambda r: order[r.doc_id])
     folders = {job.doc_id: Path(job.folder) for job in jobs}
@@ -443,8 +454,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
-    except KeyboardInterrupt:  # before the build started (reading the catalog, importing): nothing written
-        print("interrupted: nothing was written", file=sys.stderr)
+    except KeyboardInterrupt:  # before the build started (reading the catalog): nothing written
+        print("interrupted before the build started: nothing was written", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
@@ -480,6 +491,13 @@ def _main(argv: list[str] | None) -> int:
     except IndexLocked as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_LOCKED
+    except OSError as exc:  # the index folder itself (each document's own errors are in its result)
+        print(
+            f"error: cannot write the index {args.index} ({exc.strerror or exc}: {exc.filename or args.index}): "
+            "give a folder you can write to, on a disk with free space",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except BuildInterrupted as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -384,3 +384,16 @@ def test_ctrl_c_on_a_parallel_build_prints_no_traceback(tmp_path, writers):
     store = IndexStore.open(index)
     for doc_id in store.indexed_ids():
         assert store.search(doc_id, "资本充足率 net income", k=1)
+
+
+def test_an_index_path_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path, writers, capsys):
+    c = _good_collection(tmp_path, writers)
+    not_a_folder = tmp_path / "index.txt"
+    not_a_folder.write_text("keep me")
+    assert build.main(_args(c["catalog"], c["pdf_dir"], not_a_folder)) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"error: cannot write the index {not_a_folder}")
+        and "give a folder you can write to" in err
+    )
+    assert len(err.strip().splitlines()) == 1 and not_a_folder.read_text() == "keep me"
