@@ -27,6 +27,7 @@ import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -343,21 +344,19 @@ def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar) -> N
             results.append(build_document(*job))
             bar.update()
         return
-    # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
-    method = "spawn" if model_in_use() else "fork"
-    pool = ProcessPoolExecutor(
-        min(workers, len(stale)),
-        mp_context=multiprocessing.get_context(method),
-        initializer=_worker_init,
-        initargs=(os.getpid(),),
-    )
+    pool = _pool(min(workers, len(stale)))
+    crashed: list[Job] = []
     try:
         # heaviest first (embedded, then large files), so no worker is left with a long tail alone
-        futures = [
-            pool.submit(build_document, *job) for job in sorted(stale, key=_expected_cost, reverse=True)
-        ]
+        futures = {
+            pool.submit(build_document, *job): job for job in sorted(stale, key=_expected_cost, reverse=True)
+        }
         for future in as_completed(futures):
-            results.append(future.result())
+            try:
+                results.append(future.result())
+            except BrokenProcessPool:  # a worker died (a parser crash, the OOM killer): which file is unknown
+                crashed.append(futures[future])
+                continue
             bar.update()
     except BaseException:
         # Stop now rather than finish the queue: a worker killed mid-document leaves only a staging
@@ -370,6 +369,36 @@ def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar) -> N
             process.join(5)
         raise
     pool.shutdown()
+    for job in crashed:  # one process each, so the file that kills its process fails alone
+        results.append(_build_alone(job))
+        bar.update()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
+    method = "spawn" if model_in_use() else "fork"
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
+
+
+def _build_alone(job: Job) -> DocResult:
+    pool = _pool(1)
+    try:
+        return pool.submit(build_document, *job).result()
+    except BrokenProcessPool:
+        return DocResult(
+            job.doc_id,
+            "failed",
+            kind="crashed",
+            message="the process indexing this file died (a parser crash, or out of memory)",
+            fix="check the file (qpdf --check FILE) and replace or repair it; the rest of the collection was indexed",
+        )
+    finally:
+        pool.shutdown()
 
 
 def _adopt_legacy_folders(index_dir: Path, doc_ids: list[str]) -> None:

@@ -397,3 +397,28 @@ def test_an_index_path_that_cannot_be_written_is_one_line_not_a_traceback(tmp_pa
         and "give a folder you can write to" in err
     )
     assert len(err.strip().splitlines()) == 1 and not_a_folder.read_text() == "keep me"
+
+
+def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch):
+    import retrievers.pdf
+
+    pdf_dir = tmp_path / "pdf"
+    pdf_dir.mkdir()
+    rows = []
+    for i in range(6):
+        (writers.cjk if i % 2 else writers.column)(pdf_dir / f"d{i}.pdf")
+        rows.append({"id": f"d{i}", **ZH})
+    real_parse = retrievers.pdf.parse_pdf
+
+    def parse_or_die(path):  # as pdfium does on some malformed files: the process is gone, no exception
+        if Path(path).stem == "d3":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_parse(path)
+
+    monkeypatch.setattr(retrievers.pdf, "parse_pdf", parse_or_die)  # the forked workers inherit it
+    report = build.build_index(Catalog.load(_jsonl(tmp_path / "c.jsonl", rows)), pdf_dir, tmp_path / "index",
+                               workers=2, embedder="hashing-256", progress=False)  # fmt: skip
+    status = {r.doc_id: (r.status, r.kind) for r in report.results}
+    assert status.pop("d3") == ("failed", "crashed")
+    assert set(status.values()) == {("built", "")}
+    assert "qpdf --check" in report.failures[0].fix
