@@ -74,6 +74,7 @@ def test_a_wrong_or_empty_pdf_dir_removes_nothing_and_exits_non_zero(tmp_path, w
     assert "15.44%" in store.search("zh1", "资本充足率", k=1)[0].text
     assert store.manifest["failures"]["zh1"]["kept_previous_index"] is True
     assert [p.doc_id for p in store.search_pooled("total assets", k=1)] == ["en1"]  # still pooled
+    assert [p.doc_id for p in store.search_pooled("total assets", k=1, doc_ids=["en1"])] == ["en1"]
 
 
 def test_a_document_that_now_fails_keeps_its_last_good_index(tmp_path, writers):
