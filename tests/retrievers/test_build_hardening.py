@@ -423,3 +423,27 @@ def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch
     assert status.pop("d3") == ("failed", "crashed")
     assert set(status.values()) == {("built", "")}
     assert "qpdf --check" in report.failures[0].fix
+
+
+def test_without_an_atomic_exchange_a_swap_cut_short_is_put_back(tmp_path, writers, monkeypatch):
+    """Where renameat2 cannot exchange (not Linux, some file systems) the old folder goes aside first;
+    a build dying between the two renames leaves it there, and the next build puts it back."""
+    import retrievers.swap as swap
+
+    c = _good_collection(tmp_path, writers)
+    assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 0
+    monkeypatch.setattr(swap, "_exchange", lambda a, b: False)
+    writers.column(c["pdf_dir"] / "zh1.pdf")
+    assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 0  # the fallback swap works
+    assert "Total assets" in IndexStore.open(c["index"]).search("zh1", "total assets", k=1)[0].text
+    before = _snapshot(c["index"])
+    # as a build killed between its two renames leaves it: zh1's folder aside, a new one unfinished
+    folder = doc_folder(c["index"], "zh1")
+    os.rename(folder, c["index"] / ".staging" / "zh1.4242.old")
+    (c["index"] / ".staging" / "zh1.4242.new").mkdir()
+    writers.cjk(c["pdf_dir"] / "en1.pdf")  # the next build has work to do on another document
+    assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 0
+    assert {k: v for k, v in _snapshot(c["index"]).items() if k.startswith("zh1/")} == {
+        k: v for k, v in before.items() if k.startswith("zh1/")
+    }
+    assert not any((c["index"] / ".staging").iterdir())
