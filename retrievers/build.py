@@ -5,6 +5,12 @@
 Documents are parsed, chunked, embedded and indexed in parallel processes. A document whose file
 bytes, embedder and tokenizer are unchanged since the last build is skipped (content-hash cache).
 A document that cannot be read is reported with what happened and what to do; the rest goes on.
+
+Nothing built is lost: each document's new index is written aside and swapped in complete
+(retrievers.swap), so a failure, Ctrl-C or kill -9 leaves every document at its previous index or
+its new one, and a document that fails now keeps the index it had. One build per index at a time
+(retrievers.build_lock). Exit codes: 0 every document indexed; 1 some failed (named); 2 bad input;
+75 another build holds the index; 130 interrupted (what was saved is kept; rerun to finish).
 """
 
 from __future__ import annotations
@@ -17,20 +23,24 @@ import logging
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from retrievers.catalog import Catalog, CatalogError
+from retrievers.build_lock import IndexLocked, build_lock
+from retrievers.catalog import CATALOG_FILE, Catalog, CatalogError
 from retrievers.chunking import CHUNKER_VERSION
 from retrievers.embedding import HASHING, MINILM, model_in_use
 from retrievers.index import FORMAT_VERSION, DocumentIndex
 from retrievers.lexical import JIEBA, LEXICAL_VERSION, NGRAM
 from retrievers.pdf import PARSER_VERSION
-from retrievers.store import MANIFEST_FILE, doc_folder
+from retrievers.store import DOCS_DIR, MANIFEST_FILE, doc_folder, legacy_doc_folder, read_meta
+from retrievers.swap import recover, staging_folder, swap_in
 from signatures.types import Document
 
 log = logging.getLogger(__name__)
@@ -38,6 +48,9 @@ log = logging.getLogger(__name__)
 DENSE_POLICIES = ("auto", "all", "none")
 # Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
 PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
+EXIT_FAILED, EXIT_BAD_INPUT, EXIT_LOCKED, EXIT_INTERRUPTED = 1, 2, 75, 130  # 75: EX_TEMPFAIL, try later
+_PR_SET_PDEATHSIG = 1
+OCR_FIX = "run OCR (e.g. ocrmypdf) on the file and rebuild"
 
 
 @dataclass
@@ -48,6 +61,8 @@ class DocResult:
     chunks: int = 0
     content_hash: str | None = None
     scanned_pages: int = 0
+    scanned_page_numbers: list[int] = field(default_factory=list)
+    kept_previous: bool = False  # failed now, its last good index stays in place (and is searched)
     kind: str = ""
     message: str = ""
     fix: str = ""
@@ -67,6 +82,10 @@ class BuildReport:
     @property
     def failures(self) -> list[DocResult]:
         return [r for r in self.results if r.status == "failed"]
+
+
+class BuildInterrupted(Exception):
+    """Ctrl-C during a build; the message says what was saved."""
 
 
 def file_hash(path: Path) -> str:
@@ -105,7 +124,7 @@ def cached_result(
 ) -> DocResult | None:
     """The result of an earlier build when the file, embedder, tokenizer and pipeline are unchanged."""
     pdf_path = Path(pdf)
-    meta = DocumentIndex.read_meta(folder)  # None when never built (or the build did not finish)
+    meta = read_meta(Path(folder))  # None when never built, or unreadable (then rebuilt)
     if meta is None or not pdf_path.is_file():
         return None
     content_hash = file_hash(pdf_path)
@@ -119,6 +138,7 @@ def cached_result(
         chunks=meta["chunks"],
         content_hash=content_hash,
         scanned_pages=meta.get("scanned_pages", 0),
+        scanned_page_numbers=meta.get("scanned_page_numbers", []),
     )
 
 
@@ -142,9 +162,10 @@ def build_document(
             result.content_hash = file_hash(pdf_path)
         parsed = parse_pdf(pdf_path)
         chunks = chunk_pages(parsed.pages)
-        result.pages, result.scanned_pages, result.warnings = (
+        result.pages, result.scanned_pages, result.scanned_page_numbers, result.warnings = (
             len(parsed.pages),
             len(parsed.scanned_pages),
+            list(parsed.scanned_pages),
             parsed.warnings,
         )
         index = DocumentIndex.build(
@@ -154,9 +175,19 @@ def build_document(
             tokenizer,
             result.content_hash,
         )
-        index.meta.update(pipeline=PIPELINE, pages=result.pages, scanned_pages=result.scanned_pages)
-        shutil.rmtree(out, ignore_errors=True)  # never mix files of an old and a new build
-        index.save(out)
+        index.meta.update(
+            pipeline=PIPELINE,
+            pages=result.pages,
+            scanned_pages=result.scanned_pages,
+            scanned_page_numbers=result.scanned_page_numbers,
+        )
+        aside = staging_folder(out)
+        try:
+            index.save(aside)  # the old index stays in place until the new one is complete
+            swap_in(aside, out)
+        finally:
+            if aside.exists():  # save or swap failed: drop the partial copy, keep the old index
+                shutil.rmtree(aside, ignore_errors=True)
         result.status, result.chunks = "built", len(chunks)
     except ParseError as exc:
         result.kind, result.message, result.fix = exc.kind, exc.message, exc.fix
@@ -194,8 +225,18 @@ def _expected_cost(job: Job) -> tuple[bool, int]:
     return bool(job.embedder_name), path.stat().st_size if path.is_file() else 0
 
 
-def _worker_init():
+def _worker_init(parent_pid: int):
     os.environ.setdefault("COLLATE_TORCH_THREADS", "1")  # one thread per process: the pool is the parallelism
+    # Ctrl-C reaches the whole process group: the parent stops the workers, none prints a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent killed outright (kill -9, OOM) must not leave workers writing into the index behind it
+    # (they would, blocked on a queue whose other end they hold too). Linux only; elsewhere a no-op.
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(1)
 
 
 def build_index(
@@ -209,13 +250,47 @@ def build_index(
     catalog_dir: Path | None = None,
     progress: bool = True,
 ) -> BuildReport:
-    from tqdm import tqdm
-
+    """Index every catalog document into index_dir. Raises IndexLocked when another build holds it,
+    BuildInterrupted on Ctrl-C (documents finished by then are kept)."""
     if dense not in DENSE_POLICIES:
         raise ValueError(f"dense={dense!r}: use one of {', '.join(DENSE_POLICIES)}")
-    start = time.perf_counter()
-    pdf_dir, index_dir = Path(pdf_dir), Path(index_dir)
+    index_dir = Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
+    with build_lock(index_dir):
+        recover(index_dir, index_dir / DOCS_DIR)  # what a killed build left half done
+        results: list[DocResult] = []  # filled as documents finish, so an interruption can say what was saved
+        try:
+            return _build_locked(
+                catalog,
+                Path(pdf_dir),
+                index_dir,
+                workers,
+                embedder,
+                tokenizer,
+                dense,
+                catalog_dir,
+                progress,
+                results,
+            )
+        except KeyboardInterrupt:
+            raise BuildInterrupted(_interrupted_message(results, len(catalog), index_dir)) from None
+
+
+def _build_locked(
+    catalog: Catalog,
+    pdf_dir: Path,
+    index_dir: Path,
+    workers: int | None,
+    embedder: str,
+    tokenizer: str,
+    dense: str,
+    catalog_dir: Path | None,
+    progress: bool,
+    results: list[DocResult],
+) -> BuildReport:
+    from tqdm import tqdm
+
+    start = time.perf_counter()
     workers = max(1, workers or os.cpu_count() or 1)
     jobs = [
         Job(
@@ -227,8 +302,34 @@ def build_index(
         )
         for d in catalog.documents()
     ]
+    _adopt_legacy_folders(index_dir, [job.doc_id for job in jobs])
+    if not (index_dir / CATALOG_FILE).is_file():
+        catalog.save(index_dir)  # an interrupted first build still opens, with the documents it finished
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
-    results: list[DocResult] = []
+    try:
+        _run_jobs(jobs, workers, results, bar)
+    finally:
+        bar.close()  # ends the bar's line, so a message after it starts on its own
+    order = {job.doc_id: i for i, job in enumerate(jobs)}
+    results.sort(key=lambda r: order[r.doc_id])
+    folders = {job.doc_id: Path(job.folder) for job in jobs}
+    for r in results:
+        previous = read_meta(folders[r.doc_id]) if r.status == "failed" else None
+        if previous is not None:  # a failure never removes what an earlier build made
+            r.kept_previous = True
+            catalog.update(
+                r.doc_id, pages=previous.get("pages") or None, content_hash=previous.get("content_hash")
+            )
+        elif r.status != "failed":
+            catalog.update(r.doc_id, pages=r.pages or None, content_hash=r.content_hash)
+    catalog.save(index_dir)
+    report = BuildReport(results, time.perf_counter() - start, pages=sum(r.pages for r in results))
+    _write_manifest(index_dir, report, embedder, tokenizer, dense)
+    return report
+
+
+def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar) -> None:
+    """Fill `results` as documents finish (so an interruption knows what was saved)."""
     stale = []
     # the cache check is a hash of the file: cheap, done here so workers start only if needed
     for job in jobs:
@@ -242,32 +343,81 @@ def build_index(
         for job in stale:
             results.append(build_document(*job))
             bar.update()
-    else:
-        # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
-        method = "spawn" if model_in_use() else "fork"
-        context = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(
-            min(workers, len(stale)), mp_context=context, initializer=_worker_init
-        ) as pool:
-            # heaviest first (embedded, then large files), so no worker is left with a long tail alone
-            futures = [
-                pool.submit(build_document, *job) for job in sorted(stale, key=_expected_cost, reverse=True)
-            ]
-            for future in as_completed(futures):
+        return
+    pool = _pool(min(workers, len(stale)))
+    crashed: list[Job] = []
+    try:
+        # heaviest first (embedded, then large files), so no worker is left with a long tail alone
+        futures = {
+            pool.submit(build_document, *job): job for job in sorted(stale, key=_expected_cost, reverse=True)
+        }
+        for future in as_completed(futures):
+            try:
                 results.append(future.result())
-                bar.update()
-    bar.close()
-    order = {job.doc_id: i for i, job in enumerate(jobs)}
-    results.sort(key=lambda r: order[r.doc_id])
-    for r in results:
-        if r.status == "failed":  # no stale answers for a broken file
-            shutil.rmtree(doc_folder(index_dir, r.doc_id), ignore_errors=True)
-        else:
-            catalog.update(r.doc_id, pages=r.pages or None, content_hash=r.content_hash)
-    catalog.save(index_dir)
-    report = BuildReport(results, time.perf_counter() - start, pages=sum(r.pages for r in results))
-    _write_manifest(index_dir, report, embedder, tokenizer, dense)
-    return report
+            except BrokenProcessPool:  # a worker died (a parser crash, the OOM killer): which file is unknown
+                crashed.append(futures[future])
+                continue
+            bar.update()
+    except BaseException:
+        # Stop now rather than finish the queue: a worker killed mid-document leaves only a staging
+        # copy behind (retrievers.swap), never a half-written index.
+        workers_now = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers_now:
+            process.terminate()
+        for process in workers_now:
+            process.join(5)
+        raise
+    pool.shutdown()
+    for job in crashed:  # one process each, so the file that kills its process fails alone
+        results.append(_build_alone(job))
+        bar.update()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # fork is cheap, but unsafe once torch has run (its thread pools do not survive a fork)
+    method = "spawn" if model_in_use() else "fork"
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_worker_init,
+        initargs=(os.getpid(),),
+    )
+
+
+def _build_alone(job: Job) -> DocResult:
+    pool = _pool(1)
+    try:
+        return pool.submit(build_document, *job).result()
+    except BrokenProcessPool:
+        return DocResult(
+            job.doc_id,
+            "failed",
+            kind="crashed",
+            message="the process indexing this file died (a parser crash, or out of memory)",
+            fix="check the file (qpdf --check FILE) and replace or repair it; the rest of the collection was indexed",
+        )
+    finally:
+        pool.shutdown()
+
+
+def _adopt_legacy_folders(index_dir: Path, doc_ids: list[str]) -> None:
+    """Move a document's folder from its pre-injective name to its own (retrievers.doc_ids), so an
+    index built before keeps its documents (and its cache) instead of rebuilding or losing them."""
+    for doc_id in doc_ids:
+        target = doc_folder(index_dir, doc_id)
+        old = legacy_doc_folder(index_dir, doc_id)
+        if old is not None and not target.exists():
+            os.rename(old, target)
+
+
+def _interrupted_message(results: list[DocResult], total: int, index_dir: Path) -> str:
+    built, cached = (sum(1 for r in results if r.status == s) for s in ("built", "cached"))
+    return (
+        f"interrupted: {built} document(s) indexed now and {cached} unchanged are saved in {index_dir}; "
+        f"the other {total - built - cached} keep their previous index, if any. Run the same command again "
+        "to finish (saved documents are not redone)"
+    )
 
 
 def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokenizer: str, dense: str) -> None:
@@ -292,7 +442,16 @@ def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokeniz
             for r in report.results
             if r.status != "failed"
         },
-        "failures": {r.doc_id: {"kind": r.kind, "message": r.message, "fix": r.fix} for r in report.failures},
+        "failures": {
+            r.doc_id: {
+                "kind": r.kind,
+                "message": r.message,
+                "fix": r.fix,
+                "kept_previous_index": r.kept_previous,
+            }
+            for r in report.failures
+        },
+        "scanned": {r.doc_id: r.scanned_page_numbers for r in report.results if r.scanned_page_numbers},
         "warnings": {r.doc_id: r.warnings for r in report.results if r.warnings},
     }
     tmp = index_dir / (MANIFEST_FILE + ".tmp")
@@ -322,33 +481,55 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the build started (reading the catalog): nothing written
+        print("interrupted before the build started: nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     if not Path(args.pdf_dir).is_dir():
         print(
             f"error: --pdf-dir {args.pdf_dir} is not a folder: give the folder holding <id>.pdf",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_BAD_INPUT
     try:
         catalog = Catalog.load(args.catalog)
     except CatalogError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    report = build_index(
-        catalog,
-        args.pdf_dir,
-        args.index,
-        workers=args.workers,
-        embedder=args.embedder,
-        tokenizer=args.tokenizer,
-        dense=args.dense,
-        catalog_dir=Path(args.catalog).resolve().parent,
-        progress=not args.no_progress,
-    )
+        return EXIT_BAD_INPUT
+    try:
+        report = build_index(
+            catalog,
+            args.pdf_dir,
+            args.index,
+            workers=args.workers,
+            embedder=args.embedder,
+            tokenizer=args.tokenizer,
+            dense=args.dense,
+            catalog_dir=Path(args.catalog).resolve().parent,
+            progress=not args.no_progress,
+        )
+    except IndexLocked as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except OSError as exc:  # the index folder itself (each document's own errors are in its result)
+        print(
+            f"error: cannot write the index {args.index} ({exc.strerror or exc}: {exc.filename or args.index}): "
+            "give a folder you can write to, on a disk with free space",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    except BuildInterrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps([asdict(r) for r in report.results], ensure_ascii=False, indent=1))
     print(
@@ -356,8 +537,39 @@ def main(argv: list[str] | None = None) -> int:
         f"{report.pages} pages in {report.seconds:.1f} s -> {args.index}"
     )
     for r in report.failures:
-        print(f"FAILED {r.doc_id}: {r.kind}: {r.message}. Fix: {r.fix}")
-    return 0
+        kept = " (its previous index is kept and still searched)" if r.kept_previous else ""
+        print(f"FAILED {r.doc_id}: {r.kind}: {r.message}. Fix: {r.fix}{kept}")
+    for r in report.results:
+        if r.status != "failed" and r.scanned_pages:
+            numbers = (
+                f" (page {', '.join(map(str, r.scanned_page_numbers[:10]))}"
+                + (", ...)" if len(r.scanned_page_numbers) > 10 else ")")
+                if r.scanned_page_numbers
+                else ""
+            )
+            print(
+                f"NOTE {r.doc_id}: {r.scanned_pages} of {r.pages} pages have no text layer{numbers} and cannot "
+                f"be searched. Fix: {OCR_FIX}"
+            )
+    return _exit_code(report, args.pdf_dir)
+
+
+def _exit_code(report: BuildReport, pdf_dir: str) -> int:
+    """0 only when every document is indexed; else 1, with the failed ids on stderr for a script's log."""
+    failed = report.failures
+    if not failed:
+        return 0
+    ids = ", ".join(r.doc_id for r in failed[:20]) + (
+        f", ... ({len(failed)} in all)" if len(failed) > 20 else ""
+    )
+    print(f"error: {len(failed)} of {len(report.results)} documents failed: {ids}", file=sys.stderr)
+    if len(failed) == len(report.results) and all(r.kind == "missing" for r in failed):
+        print(
+            f"error: none of the files was found: is --pdf-dir {pdf_dir} the folder holding them? "
+            "(nothing already indexed was removed)",
+            file=sys.stderr,
+        )
+    return EXIT_FAILED
 
 
 if __name__ == "__main__":

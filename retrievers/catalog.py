@@ -8,11 +8,14 @@ hundreds of documents), so queries are plain Python and safe from any thread.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from retrievers.doc_ids import folder_clash, id_problem
+from retrievers.textfile import EncodingProblem, read_text
 from signatures.types import Document, Restriction
 
 CATALOG_FILE = "catalog.sqlite"
@@ -42,20 +45,30 @@ class Catalog:
         if not path.is_file():
             raise CatalogError(f"catalog file not found: {path} (give a dataset.json, .csv or .jsonl file)")
         suffix = path.suffix.lower()
-        if suffix == ".json":
-            rows = _dataset_rows(path)
-        elif suffix == ".jsonl":
-            rows = _jsonl_rows(path)
-        elif suffix == ".csv":
-            with path.open(encoding="utf-8-sig", newline="") as fh:
-                rows = list(csv.DictReader(fh))
-        else:
+        if suffix not in (".json", ".jsonl", ".csv"):
             raise CatalogError(
                 f"unknown catalog format {suffix!r} for {path}: use .json (MuDABench), .csv or .jsonl"
             )
+        try:
+            text = read_text(path)  # UTF-8 with or without BOM, GB18030/GBK, Latin-1
+        except EncodingProblem as exc:
+            raise CatalogError(str(exc)) from None
+        if suffix == ".json":
+            rows = _dataset_rows(path, text)
+        elif suffix == ".jsonl":
+            rows = _jsonl_rows(path, text)
+        else:
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
         if not rows:
             raise CatalogError(f"{path} lists no documents")
-        return cls([_document(row, f"{path.name} row {i + 1}") for i, row in enumerate(rows)])
+        catalog = cls([_document(row, f"{path.name} row {i + 1}") for i, row in enumerate(rows)])
+        clash = folder_clash([d.id for d in catalog.documents()])
+        if clash:
+            raise CatalogError(
+                f"{path.name}: ids {clash[0]!r} and {clash[1]!r} differ only in letter case, and on a "
+                "case-insensitive disk (macOS, Windows) would share one index folder: rename one of them"
+            )
+        return catalog
 
     @classmethod
     def open(cls, index_dir: str | Path) -> Catalog:
@@ -64,8 +77,14 @@ class Catalog:
             raise CatalogError(
                 f"no catalog in {index_dir}: build the index first (python -m retrievers.build)"
             )
-        with sqlite3.connect(db) as conn:
-            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM documents ORDER BY rowid").fetchall()
+        try:
+            with sqlite3.connect(db) as conn:
+                rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM documents ORDER BY rowid").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise CatalogError(
+                f"{db} is unreadable ({exc}): rebuild the index with python -m retrievers.build "
+                "(unchanged documents are not redone)"
+            ) from None
         return cls([Document(**dict(zip(_COLUMNS, row, strict=True))) for row in rows])
 
     def save(self, index_dir: str | Path) -> Path:
@@ -153,9 +172,9 @@ def _counts(field: str, docs: list[Document]) -> dict:
     return dict(Counter(getattr(d, field) for d in docs).most_common())
 
 
-def _dataset_rows(path: Path) -> list[dict]:
+def _dataset_rows(path: Path, text: str) -> list[dict]:
     try:
-        items = json.loads(path.read_text(encoding="utf-8"))
+        items = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{path} is not valid JSON ({exc}): give a MuDABench dataset.json") from exc
     if isinstance(items, dict):
@@ -172,14 +191,17 @@ def _dataset_rows(path: Path) -> list[dict]:
     ]
 
 
-def _jsonl_rows(path: Path) -> list[dict]:
+def _jsonl_rows(path: Path, text: str) -> list[dict]:
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                rows.append(json.loads(line))
+                row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise CatalogError(f"{path} line {n} is not JSON ({exc}): one object per line") from exc
+            if not isinstance(row, dict):
+                raise CatalogError(f'{path} line {n} is not a JSON object: one {{"id": ...}} object per line')
+            rows.append(row)
     return rows
 
 
@@ -202,9 +224,13 @@ def _document(row: dict, where: str) -> Document:
     language = (row.get("language") or ("en" if doctype in ENGLISH_DOCTYPES else "zh")).strip()
     if language not in ("zh", "en"):
         raise CatalogError(f"{where}: language {language!r} must be zh or en")
+    doc_id = str(row["id"]).strip()
+    problem = id_problem(doc_id)
+    if problem:
+        raise CatalogError(f"{where}: {problem}")
     pages = row.get("pages")
     return Document(
-        id=str(row["id"]).strip(),
+        id=doc_id,
         symbol=symbol,
         year=year,
         doctype=doctype,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from retrievers.index import MODES, IndexVersionError
 from retrievers.store import DocumentNotIndexed, IndexStore
+from retrievers.textfile import read_text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,12 +35,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def _read_queries(path: str) -> list[tuple[str, str]]:
     out = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for n, line in enumerate(read_text(Path(path)).splitlines(), start=1):
         if not line.strip():
             continue
-        row = json.loads(line)
-        if not isinstance(row, dict) or not row.get("doc_id") or not row.get("query"):
-            raise ValueError(f'{path} line {n}: each line needs {{"doc_id": ..., "query": ...}}')
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line {n} is not JSON ({exc}): one object per line") from None
+        if not isinstance(row, dict) or not row.get("doc_id") or not str(row.get("query") or "").strip():
+            raise ValueError(
+                f'{path} line {n}: each line needs {{"doc_id": ..., "query": ...}} with a non-empty query'
+            )
         out.append((str(row["doc_id"]), str(row["query"])))
     return out
 
@@ -47,6 +53,13 @@ def _read_queries(path: str) -> list[tuple[str, str]]:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for flag, value, what in (
+        ("--query", args.query, "the text to search for"),
+        ("--doc", args.doc, "a document id"),
+    ):
+        if value is not None and not value.strip():
+            print(f"error: {flag} is empty: give {what}", file=sys.stderr)
+            return 2
     if bool(args.queries) == bool(args.doc or args.query):
         print("error: give either --doc and --query, or --queries FILE.jsonl", file=sys.stderr)
         return 2

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from retrievers.catalog import Catalog
+from retrievers.doc_ids import folder_name, legacy_folder_name
 from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from signatures.types import Passage
 
@@ -31,13 +31,44 @@ class DocumentNotIndexed(LookupError):
 
 
 def doc_folder(index_dir: str | Path, doc_id: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", doc_id)
-    return Path(index_dir) / DOCS_DIR / safe
+    """docs/<name> of the id (retrievers.doc_ids: one folder per id); ValueError for an unusable id."""
+    return Path(index_dir) / DOCS_DIR / folder_name(doc_id)
+
+
+def read_meta(folder: Path) -> dict | None:
+    """A document folder's meta.json; None when absent or unreadable (a damaged folder is rebuilt)."""
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # absent, truncated, not UTF-8
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def legacy_doc_folder(index_dir: str | Path, doc_id: str) -> Path | None:
+    """The id's folder in an index built before ids mapped to folders injectively, if it holds this id."""
+    old = Path(index_dir) / DOCS_DIR / legacy_folder_name(doc_id)
+    if old == doc_folder(index_dir, doc_id):
+        return None
+    meta = read_meta(old)
+    return old if meta is not None and meta.get("doc_id") == doc_id else None
 
 
 def read_manifest(index_dir: str | Path) -> dict:
+    """The last build's record; {} when there is none or it is unreadable (it is informational only:
+    each document's own meta.json says whether and how it is indexed)."""
     path = Path(index_dir) / MANIFEST_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        log.warning(
+            "%s is unreadable (%s): build failures are not known; python -m retrievers.build rewrites it",
+            path,
+            exc,
+        )
+        return {}
+    return manifest if isinstance(manifest, dict) else {}
 
 
 class IndexStore:
@@ -74,9 +105,18 @@ class IndexStore:
         return self.manifest.get("failures", {})
 
     # ---- loading --------------------------------------------------------------------------
+    def _folder(self, doc_id: str) -> Path:
+        folder = doc_folder(self.index_dir, doc_id)
+        if not (folder / "meta.json").is_file():
+            return legacy_doc_folder(self.index_dir, doc_id) or folder
+        return folder
+
     def _is_indexed(self, doc_id: str) -> bool:
-        # DocumentIndex.save writes meta.json last: its presence marks a complete index folder
-        return (doc_folder(self.index_dir, doc_id) / "meta.json").is_file()
+        # a build swaps a document's folder in complete (retrievers.swap): meta.json marks one
+        try:
+            return (self._folder(doc_id) / "meta.json").is_file()
+        except ValueError:  # an id no folder can hold is indexed nowhere
+            return False
 
     def index(self, doc_id: str) -> DocumentIndex:
         with self._lock:
@@ -93,7 +133,16 @@ class IndexStore:
                 if doc_id in self._cache:  # another thread loaded it while this one waited
                     return self._cache[doc_id]
             # embedders are stateless wrappers (the model is loaded once per process), nothing to share
-            loaded = DocumentIndex.load(doc_folder(self.index_dir, doc_id))
+            folder = self._folder(doc_id)
+            try:
+                loaded = DocumentIndex.load(folder)
+            except IndexVersionError:
+                raise
+            except Exception as exc:  # damaged on disk (truncated file, removed by hand): this document only
+                raise DocumentNotIndexed(
+                    f"document {doc_id!r} has a damaged index in {folder} ({type(exc).__name__}: {exc}): "
+                    "rebuild it with python -m retrievers.build (unchanged documents are not redone)"
+                ) from None
         with self._lock:
             self._cache[doc_id] = loaded
             while len(self._cache) > self.cache_size:
@@ -114,7 +163,13 @@ class IndexStore:
         Dense cosines are comparable across documents; BM25 scores are per-document, so the
         lexical side is ranked by score normalized to each document's best hit before fusion.
         """
-        ids = self.indexed_ids() if doc_ids is None else [d for d in doc_ids if d not in self.failures()]
+        # a document whose last build failed but kept its previous index is searched; one with none is skipped
+        failed = self.failures()
+        ids = (
+            self.indexed_ids()
+            if doc_ids is None
+            else [d for d in doc_ids if d not in failed or self._is_indexed(d)]
+        )
         vectors: dict[str, np.ndarray] = {}
         owners, dense, lexical, embedded = [], [], [], []
         for doc_id in ids:

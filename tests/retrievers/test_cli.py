@@ -10,9 +10,12 @@ from retrievers import build, search
 def test_build_then_search_one_document_and_a_batch(tiny_collection, tmp_path, capsys):
     c = tiny_collection
     args = ["--catalog", str(c["catalog"]), "--pdf-dir", str(c["pdf_dir"]), "--index", str(c["index"])]
-    assert build.main([*args, "--workers", "1", "--embedder", "hashing-256", "--no-progress"]) == 0
-    out = capsys.readouterr().out
+    # some documents failed: exit 1, each named (0 only when every document is indexed)
+    assert build.main([*args, "--workers", "1", "--embedder", "hashing-256", "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    out = captured.out
     assert "2 built, 0 unchanged, 5 failed" in out and "FAILED enc: encrypted" in out and "Fix:" in out
+    assert "5 of 7 documents failed: enc, bad, blank, scan, missing" in captured.err
 
     assert (
         search.main(
@@ -89,7 +92,7 @@ def test_bad_arguments_and_missing_index_exit_non_zero(tiny_collection, tmp_path
 def test_a_batch_line_naming_an_unknown_document_warns_in_plain_words(tiny_collection, tmp_path, capsys):
     c = tiny_collection
     args = ["--catalog", str(c["catalog"]), "--pdf-dir", str(c["pdf_dir"]), "--index", str(c["index"])]
-    assert build.main([*args, "--workers", "1", "--embedder", "hashing-256", "--no-progress"]) == 0
+    assert build.main([*args, "--workers", "1", "--embedder", "hashing-256", "--no-progress"]) == 1
     queries = tmp_path / "q.jsonl"
     queries.write_text('{"doc_id": "nope", "query": "x"}\n{"doc_id": "zh1", "query": "毕马威"}\n', encoding="utf-8")
     capsys.readouterr()
