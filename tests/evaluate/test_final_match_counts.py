@@ -38,7 +38,8 @@ def verdict(question, gold, answer, symbols):
         (f"{FIRM}，审验的公司为601077、601988、601998", True),  # no count stated: the codes decide
         (f"{FIRM}审验客户最多，共审验3家公司（知识库共有15家）：601077、601988、601998", True),
         # a total of something else beside the gold's count: the judge reads which is the answer
-        (f"知识库中共有5家审验机构，{FIRM}审验客户最多（3家）：601077、601988、601998", "undecided"),
+        (f"2021年共有5家审验机构，{FIRM}审验客户最多（3家）：601077、601988、601998", "undecided"),
+        (f"知识库中共有5家审验机构，{FIRM}审验客户最多（3家）：601077、601988、601998", True),  # the whole set
         (f"{FIRM}合计审验了4家公司：601077、601988、601998", False),
         (f"2021年{FIRM}共审验3家公司（占审验总数的37.5%），合计收费120万元：601077、601988、601998", True),
     ],
@@ -72,6 +73,18 @@ def test_tied_list_with_a_count(answer, expected):
 )
 def test_english_totals(answer, expected):
     assert verdict(US_Q, US_GOLD, answer, US_SYMBOLS) == expected
+
+
+def test_the_size_of_the_knowledge_base_is_not_the_answers_total():
+    question = "针对中国A股市场，在你的知识库中2021年有多少家公司的ESG报告参照了GRI《可持续发展报告指南》？"
+    gold = "根据2021年GRI标准采用数据，共有7家公司参照了GRI《可持续发展报告指南》"
+    codes = "600000、600015、600016、600036、600908、600919、601077"
+    symbols = codes.split("、") + ["601128"]
+    # seven codes listed under the size of the knowledge base: not a wrong total, left to the judge
+    assert verdict(question, gold, f"知识库中共有15家公司，参照GRI的为：{codes}", symbols) == "undecided"
+    assert verdict(question, gold, f"知识库中共有15家公司，其中共有7家参照了GRI：{codes}", symbols) is True
+    assert verdict(question, gold, f"共有8家公司参照了GRI：{codes}", symbols) is False
+    assert verdict(question, gold, f"知识库中共有8家公司参照了GRI：{codes}", symbols) is False  # a total after all
 
 
 def test_a_ranked_top_n_is_not_a_count_statement():
@@ -111,6 +124,9 @@ def test_a_count_question_answered_with_the_wrong_total_says_so():
         ("共有3.5%的公司", []),  # a percent
         ("共有8个信息项", []),  # counts of things other than companies
         ("公共关系3家", [(3, False)]),  # 公共 is not 共
+        ("知识库中共有15家公司，其中7家参照了GRI", [(15, False), (7, False)]),  # the whole set
+        ("There are 12 companies in the knowledge base; 4 companies qualify", [(12, False), (4, True)]),
+        ("共15家公司中，有3家", [(15, False), (3, False)]),
     ],
 )
 def test_find_counts(text, values):
