@@ -26,7 +26,7 @@ from evaluate.answering import Answered, answer_all
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split, strip_gold
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_outputs import table_rows, write_outputs
-from evaluate.score import headline, score_items, warnings
+from evaluate.score import headline, score_items, unanswered_warnings
 from programs.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from programs.settings import NoLMConfigured, Settings, build_lm, configure
 
@@ -218,7 +218,7 @@ def main(argv=None) -> int:
                               autolog=not args.no_autolog, progress=not args.no_progress,
                               program_file=program_file)  # fmt: skip
     print(format_summary(result.summary))
-    for line in warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
+    for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
         print(line, file=sys.stderr)
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {tracking.ui_command()}")

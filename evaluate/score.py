@@ -122,7 +122,7 @@ def headline(report: dict) -> str:
             f"too, n={n}")  # fmt: skip
 
 
-def warnings(report: dict, listed: str = "the full list is in --json") -> list[str]:
+def unanswered_warnings(report: dict, listed: str = "--json lists them all") -> list[str]:
     """One line per kind of unanswered question, naming the first ids: never scored quietly."""
     n, lines = report["n"], []
     if report["missing"]:
@@ -291,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     except NoLMConfigured as e:
         print(f"error: {e}".splitlines()[0], file=sys.stderr)
         return 2
-    for line in warnings(report, "--json lists them all" if not args.json else "all in missing_ids/empty_ids/failed_ids"):
+    listed = "all in missing_ids/empty_ids/failed_ids" if args.json else "--json lists them all"
+    for line in unanswered_warnings(report, listed):  # stderr: --json output stays parseable
         print(line, file=sys.stderr)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
