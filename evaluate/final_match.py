@@ -3,7 +3,8 @@
 The gold answer's key facts are the companies it names (in order when the question ranks them),
 its numbers (unit-aware: 14.3% == 0.143, 10600万元 == 1.06亿元, $4.85 billion == $4,851,882,000),
 its dates (2022年6月15日 == 2022-06-15 == 06-15) and, for questions asking for names of firms or
-methods, its quoted strings. A wrong or missing key fact decides "incorrect"; every key fact found
+methods, its quoted strings, and the totals it states (共有11家: an answer stating 22 beside the
+right codes is wrong). A wrong or missing key fact decides "incorrect"; every key fact found
 where it belongs decides "correct"; anything in between is undecided and goes to the LLM judge.
 """
 
@@ -13,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from evaluate.counts import find_counts
 from evaluate.entities import enumerations, find_mentions, ordered_symbols, owner_at
 from evaluate.gold_facts import GoldFacts, normalize_text, read_gold
 from evaluate.quantities import Quantity, find_dates, find_quantities, fold
@@ -96,6 +98,7 @@ class _AnswerView:
         # "1. 601398" list numbering is not a number of the answer
         numbering = [(m.start(), m.end()) for m in re.finditer(r"(?m)^\s*\d{1,2}[.)、]\s", self.text)]
         self.quantities = find_quantities(self.text, taken + numbering)
+        self.counts = find_counts(self.text, taken + numbering)
         self.keep = set(gold_entities)
 
     def owner(self, position: int) -> str | None:
@@ -134,6 +137,29 @@ def _check_entities(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView)
     if wider:
         return f"lists {', '.join(sorted(set(wider[0]) - gold_set))} beside the gold companies", None
     return None, f"also names {', '.join(extra)}"
+
+
+def _check_counts(facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
+    """(wrong reason, unclear reason) about the totals the answer states against the gold's.
+
+    Fine when the answer states every gold total as a total (or their sum: 12 for "组合A共有8家…
+    组合B共有4家"); other totals beside them count something else ("共审验3家公司（知识库共有15家）").
+    A stray total is wrong when a gold total is nowhere among the answer's counts ("共审验8家公司" for
+    3); beside the gold's count stated another way ("共有5家审验机构，普华永道审验了3家"): unclear."""
+    if not facts.counts:
+        return None, None
+    whole = sum(facts.counts)
+    agreeing = set(facts.counts) | {whole}
+    totals = {c.value for c in view.counts if c.total}
+    stray = [c for c in view.counts if c.total and c.value not in agreeing]
+    if not stray or whole in totals or set(facts.counts) <= totals:
+        return None, None
+    gold = "/".join(str(n) for n in facts.counts)
+    stated = f"a total of {stray[0].value} ({stray[0].text.strip()})"
+    values = {c.value for c in view.counts}
+    if any(n not in values for n in facts.counts) and whole not in values:
+        return f"the answer states {stated}; the gold states {gold}", None
+    return None, f"the answer states {stated} beside the gold's {gold}"
 
 
 def _assign(edges: list[list[int]]) -> list[int | None]:
@@ -214,10 +240,13 @@ def final_match(question: str, gold_answer: str, model_answer: str, symbols: Ite
     wrong_e, unclear_e = _check_entities(traits, facts, view)
     if wrong_e:
         return MatchResult.wrong(wrong_e)
+    wrong_c, unclear_c = _check_counts(facts, view)
+    if wrong_c:
+        return MatchResult.wrong(wrong_c)
     wrong_n, unclear_n = _check_numbers(traits, facts, view)
     if wrong_n:
         return MatchResult.wrong(wrong_n)
-    unclear = unclear_e or unclear_n
+    unclear = unclear_e or unclear_c or unclear_n
     answer_text = normalize_text(view.text)
     missing = [s for s in facts.strings if s not in answer_text]
     if missing:

@@ -1,5 +1,6 @@
 """The key facts of a gold final answer: companies (in order), numbers with the company each
-belongs to, dates, and the text items (firm names, quoted or listed names) a question asks for.
+belongs to, dates, the text items (firm names, quoted or listed names) a question asks for, and the
+totals it states ("共审验3家公司", "a total of 4 companies": evaluate/counts.py).
 
 Numbers that only restate the question (years, 权重40%, "Top 3", a count equal to the companies
 listed) are not findings and are left out.
@@ -11,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from evaluate.counts import find_counts
 from evaluate.entities import find_mentions, ordered_symbols, owner_at
 from evaluate.quantities import DateMention, Quantity, find_dates, find_quantities, fold
 from evaluate.question_traits import QuestionTraits
@@ -32,6 +34,9 @@ class GoldFacts:
     quantities: list[tuple[Quantity, str | None]]  # number and the company it belongs to
     dates: list[tuple[DateMention, str | None]]
     strings: list[str]  # firm names and quoted items, normalized
+    # Totals the gold states (共有11家). Kept even when they equal the number of companies listed (and
+    # so are no finding of their own): an answer that states another total contradicts the gold.
+    counts: tuple[int, ...] = ()
 
 
 def normalize_text(text: str) -> str:
@@ -70,4 +75,5 @@ def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterabl
         quantities=quantities,
         dates=[(d, owner_at(d.start, mentions, keep)) for d in dates],
         strings=list(dict.fromkeys(strings)),
+        counts=tuple(dict.fromkeys(c.value for c in find_counts(text, taken) if c.total)),
     )

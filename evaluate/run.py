@@ -26,7 +26,7 @@ from evaluate.answering import Answered, answer_all
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split, strip_gold
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_outputs import table_rows, write_outputs
-from evaluate.score import score_items
+from evaluate.score import headline, score_items, unanswered_warnings
 from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from programs.runtime.settings import NoLMConfigured, Settings, build_lm, configure
 
@@ -124,8 +124,8 @@ def evaluate_program(
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
             answered = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
-            predictions = [{"question_id": a.question_id, "model_answer": a.answer,
-                            "records": a.records} for a in answered]  # fmt: skip
+            predictions = [{"question_id": a.question_id, "model_answer": a.answer, "records": a.records,
+                            "error": a.error} for a in answered]  # fmt: skip
             report = score_items(items, predictions, judge=judge).as_dict()
         seconds = time.perf_counter() - start
         per_question = {q["question_id"]: q for q in report.pop("per_question")}
@@ -160,12 +160,10 @@ def _question_scores(score: dict | None) -> dict:
 
 
 def format_summary(summary: dict) -> str:
+    """The run's figures: headline accuracy and coverage, the settled-only figure, process accuracy."""
     macro, micro = summary.get("process_macro") or {}, summary.get("process_micro") or {}
     return (
-        f"{summary['variant']}: final accuracy {summary['final_accuracy']:.3f} "
-        f"({summary['decided']} decided by the matcher, {summary['judged']} by the judge, "
-        f"{summary['undecided']} undecided; {summary['final_accuracy_undecided_as_wrong']:.3f} counting undecided "
-        f"as wrong), n={summary['n']}, errors={summary['errors']}\n"
+        f"{summary['variant']}: {headline(summary)}, errors={summary['errors']}\n"
         f"process cell/row/column macro {macro.get('cell', 0):.3f}/{macro.get('row', 0):.3f}/"
         f"{macro.get('column', 0):.3f}  micro {micro.get('cell', 0):.3f}/{micro.get('row', 0):.3f}/"
         f"{micro.get('column', 0):.3f}  full {summary.get('full_accuracy', 0):.3f}  ({summary['seconds']} s)"
@@ -221,6 +219,8 @@ def main(argv=None) -> int:
                               autolog=not args.no_autolog, progress=not args.no_progress,
                               program_file=program_file)  # fmt: skip
     print(format_summary(result.summary))
+    for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
+        print(line, file=sys.stderr)
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {tracking.ui_command()}")
     return 0

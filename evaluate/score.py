@@ -4,8 +4,14 @@ decides, no LM.
     python -m evaluate.score --dataset DS.json --predictions PRED.json [--judge MODEL] [--records REC.json] --json
 
 PRED.json: a list of {question_id, model_answer}, optionally with `facts` ({doc_id: {value_key:
-value}}) or `records` (the program's rows, `id` attached) per question for process accuracy.
-REC.json (optional): the same facts or records kept apart, as {question_id: facts-or-records}.
+value}}) or `records` (the program's rows, `id` attached) per question for process accuracy, and
+`error` (the question failed). REC.json (optional): the same facts or records kept apart, as
+{question_id: facts-or-records}.
+
+Every question of the dataset counts: one without a prediction, with an empty answer or a failed
+one is unanswered, and unanswered counts as wrong in the headline `final_accuracy`. Beside it,
+`final_accuracy_answered` is the settled-only figure over the answered questions, and `coverage`
+says how many were answered: a partial run never scores perfect.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import argparse
 import json
 import logging
 import sys
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,11 +41,15 @@ class InputError(ValueError):
     """Bad predictions or records; the message names the file and the fix."""
 
 
+UNANSWERED = ("empty", "failed")  # decided_by of an answer nobody scores: counted wrong, shown apart
+MAX_IDS_SHOWN = 10  # question ids printed per warning line; --json and summary.json list them all
+
+
 @dataclass
 class QuestionScore:
     question_id: str
     correct: bool | None
-    decided_by: str  # matcher | judge | undecided
+    decided_by: str  # matcher | judge | undecided, or empty | failed (unanswered: wrong, not scored)
     reason: str
     model_answer: str
     process: dict | None = None
@@ -51,20 +62,37 @@ class ScoreReport:
     dataset_hash: str = ""
     process_macro: dict | None = None
     process_micro: dict | None = None
+    question_ids: list[str] = field(default_factory=list)  # every question of the dataset, in order
 
     def as_dict(self) -> dict:
-        n = len(self.per_question)
-        by = {k: sum(q.decided_by == k for q in self.per_question) for k in ("matcher", "judge", "undecided")}
+        scored = {q.question_id for q in self.per_question}
+        ids = self.question_ids or [q.question_id for q in self.per_question]
+        missing = [qid for qid in ids if qid not in scored]
+        n = len(ids)
+        kinds = ("matcher", "judge", "undecided", *UNANSWERED)
+        by = {k: [q.question_id for q in self.per_question if q.decided_by == k] for k in kinds}
         correct = sum(q.correct is True for q in self.per_question)
-        settled = by["matcher"] + by["judge"]
+        settled = len(by["matcher"]) + len(by["judge"])
+        answered = settled + len(by["undecided"])
+        counted = n - len(by["undecided"])  # settled answers plus every unanswered question
         report: dict[str, Any] = {
-            "final_accuracy": correct / settled if settled else 0.0,  # over decided + judged answers
+            # headline: unanswered questions (missing, empty, failed) count as wrong; undecided are left out
+            "final_accuracy": correct / counted if counted else 0.0,
+            "final_accuracy_answered": correct / settled if settled else 0.0,  # settled-only, answered questions
             "final_accuracy_undecided_as_wrong": correct / n if n else 0.0,  # the conservative figure
             "n": n,
+            "answered": answered,
+            "coverage": answered / n if n else 0.0,
             "correct": correct,
-            "decided": by["matcher"],
-            "judged": by["judge"],
-            "undecided": by["undecided"],
+            "decided": len(by["matcher"]),
+            "judged": len(by["judge"]),
+            "undecided": len(by["undecided"]),
+            "missing": len(missing),
+            "empty_answers": len(by["empty"]),
+            "failed_answers": len(by["failed"]),
+            "missing_ids": missing,
+            "empty_ids": by["empty"],
+            "failed_ids": by["failed"],
             "dataset_hash": self.dataset_hash,
         }
         if self.process_macro is not None:
@@ -74,6 +102,39 @@ class ScoreReport:
             report["full_accuracy"] = sum(fulls) / len(fulls) if fulls else 0.0
         report["per_question"] = [asdict(q) for q in self.per_question]
         return report
+
+
+def _some(ids: list[str]) -> str:
+    shown = ", ".join(ids[:MAX_IDS_SHOWN])
+    return shown + (f" ... and {len(ids) - MAX_IDS_SHOWN} more" if len(ids) > MAX_IDS_SHOWN else "")
+
+
+def headline(report: dict) -> str:
+    """Two lines: the headline accuracy with coverage, then the settled-only figure over the answered."""
+    n, undecided = report["n"], report["undecided"]
+    settled = report["decided"] + report["judged"]
+    return (f"final accuracy {report['final_accuracy']:.3f} over {n - undecided} of {n} questions "
+            f"({n - report['answered']} unanswered counted wrong, {undecided} undecided left out); "
+            f"coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
+            f"settled-only final accuracy {report['final_accuracy_answered']:.3f} over the {settled} settled of "
+            f"{report['answered']} answered ({report['decided']} by the matcher, {report['judged']} by the judge, "
+            f"{undecided} undecided); {report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong "
+            f"too, n={n}")  # fmt: skip
+
+
+def unanswered_warnings(report: dict, listed: str = "--json lists them all") -> list[str]:
+    """One line per kind of unanswered question, naming the first ids: never scored quietly."""
+    n, lines = report["n"], []
+    if report["missing"]:
+        lines.append(f"warning: {report['missing']} of {n} questions have no prediction, counted wrong: "
+                     f"{_some(report['missing_ids'])} ({listed})")  # fmt: skip
+    if report["empty_answers"]:
+        lines.append(f"warning: {report['empty_answers']} of {n} answers are empty, counted wrong (not decided by "
+                     f"the matcher): {_some(report['empty_ids'])} ({listed})")  # fmt: skip
+    if report["failed_answers"]:
+        lines.append(f"warning: {report['failed_answers']} of {n} questions failed, counted wrong: "
+                     f"{_some(report['failed_ids'])} ({listed}; each error is in per_question)")  # fmt: skip
+    return lines
 
 
 def _as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
@@ -95,7 +156,21 @@ def load_predictions(path: str | Path) -> list[dict]:
     for i, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or "question_id" not in entry or "model_answer" not in entry:
             raise InputError(f"{path} item {i}: each prediction needs question_id and model_answer")
+    check_predictions(raw, str(path))
     return raw
+
+
+def check_predictions(predictions: list[dict], where: str = "the predictions") -> None:
+    """No predictions, or two answers to one question, cannot be scored: say which and how to fix it."""
+    if not predictions:
+        raise InputError(f"{where}: no predictions to score (an empty list); pass a list of "
+                         "{question_id, model_answer}, one per answered question")  # fmt: skip
+    repeats = {qid: k for qid, k in Counter(str(p["question_id"]) for p in predictions).items() if k > 1}
+    if repeats:
+        qid, k = next(iter(repeats.items()))
+        more = f" ({len(repeats)} ids repeat)" if len(repeats) > 1 else ""
+        raise InputError(f"{where}: question id {qid} appears {k} times{more}; keep one answer per question "
+                         "(remove the repeats) and score again")  # fmt: skip
 
 
 def load_records(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
@@ -119,13 +194,28 @@ def _judge(judge: AnswerJudge, item: DatasetItem, answer: str) -> tuple[bool | N
         return None, "undecided", f"judge failed: {type(e).__name__}: {e}"
 
 
+def _settle(item: DatasetItem, answer: str, judge: AnswerJudge | None) -> tuple[bool | None, str, str]:
+    """(correct, decided_by, reason) of a non-empty answer: the matcher first, then the judge if given."""
+    match = final_match(item.question, item.final_answer, answer, item.symbols)
+    if match.decided:
+        return match.correct, "matcher", match.reason
+    if judge is None:
+        return None, "undecided", match.reason
+    correct, decided_by, reason = _judge(judge, item, answer)
+    return correct, decided_by, reason if decided_by == "judge" else f"{match.reason}; {reason}"
+
+
 def score_items(
     items: list[DatasetItem],
     predictions: list[dict],
     judge: AnswerJudge | None = None,
     records: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
 ) -> ScoreReport:
-    """Final accuracy (matcher first, then the judge if given) and, where facts exist, process and full."""
+    """Final accuracy (matcher first, then the judge if given) and, where facts exist, process and full.
+
+    Every item counts: one without a prediction is reported missing, an empty or failed answer is
+    reported as such, and all three count as wrong in the headline figure."""
+    check_predictions(predictions)
     by_id = {item.question_id: item for item in items}
     unknown = [p["question_id"] for p in predictions if p["question_id"] not in by_id]
     if unknown:
@@ -140,21 +230,18 @@ def score_items(
             except InputError as e:  # one malformed record list never sinks the scoring of the rest
                 logger.warning("%s; its process accuracy counts every cell wrong", e)
                 facts_by_question[p["question_id"]] = {}
-    report = ScoreReport(dataset_hash=dataset_hash(items))
+    report = ScoreReport(dataset_hash=dataset_hash(items), question_ids=list(by_id))
     processes = []
-    latest = {p["question_id"]: p for p in predictions}  # a repeated id: the last answer counts
-    for qid, p in latest.items():
+    for p in predictions:
+        qid = p["question_id"]
         item = by_id[qid]
         answer = str(p.get("model_answer") or "")
-        match = final_match(item.question, item.final_answer, answer, item.symbols)
-        if match.decided:
-            correct, decided_by, reason = match.correct, "matcher", match.reason
-        elif judge is not None:
-            correct, decided_by, reason = _judge(judge, item, answer)
-            if decided_by == "undecided":
-                reason = f"{match.reason}; {reason}"
+        if p.get("error"):  # the program raised: nothing to score, and it must not pass for "decided"
+            correct, decided_by, reason = False, "failed", f"failed: {str(p['error'])[:300]}"
+        elif not answer.strip():
+            correct, decided_by, reason = False, "empty", "empty answer"
         else:
-            correct, decided_by, reason = None, "undecided", match.reason
+            correct, decided_by, reason = _settle(item, answer, judge)
         score = QuestionScore(qid, correct, decided_by, reason, answer)
         if qid in facts_by_question:
             process = score_question(item, facts_by_question[qid])
@@ -204,12 +291,13 @@ def main(argv: list[str] | None = None) -> int:
     except NoLMConfigured as e:
         print(f"error: {e}".splitlines()[0], file=sys.stderr)
         return 2
+    listed = "all in missing_ids/empty_ids/failed_ids" if args.json else "--json lists them all"
+    for line in unanswered_warnings(report, listed):  # stderr: --json output stays parseable
+        print(line, file=sys.stderr)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        print(f"final accuracy {report['final_accuracy']:.3f} over {report['decided'] + report['judged']} settled "
-              f"({report['decided']} by the matcher, {report['judged']} by the judge, {report['undecided']} undecided); "
-              f"{report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong, n={report['n']}")  # fmt: skip
+        print(headline(report))
         if "process_macro" in report:
             print(f"process macro {report['process_macro']}  micro {report['process_micro']}  full {report['full_accuracy']:.3f}")
     return 0

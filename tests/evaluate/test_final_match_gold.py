@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluate.counts import find_counts
 from evaluate.final_match import final_match, read_gold
 from evaluate.quantities import fold
 from evaluate.question_traits import read_question
@@ -75,6 +76,26 @@ def test_one_changed_fact_never_scores_correct(name):
     assert mutants > 150
     # Most changed copies are decided wrong outright, not merely left to the judge.
     assert decided_wrong / mutants >= 0.6, f"only {decided_wrong}/{mutants} changed copies decided wrong"
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_changed_total_beside_the_same_companies_never_scores_correct(name):
+    """A total stated where the gold says another ("共审验8家公司" for 3, the same codes listed) is wrong."""
+    items = _items(name)
+    mutants = decided_wrong = 0
+    for i, item in enumerate(items):
+        symbols = [row["symbol"] for row in item["metadata"]]
+        gold = fold(item["final_answer"])
+        for count in (c for c in find_counts(gold) if c.total):
+            span = gold[count.start : count.end]
+            copy = gold[: count.start] + span.replace(str(count.value), str(count.value * 2 + 1), 1) + gold[count.end :]
+            result = final_match(item["question"], item["final_answer"], copy, symbols)
+            assert not (result.decided and result.correct), f"{name}[{i}] total {span} changed, still correct: {copy[:120]}"
+            mutants += 1
+            decided_wrong += result.decided
+    assert mutants >= 5
+    # Measured 27/27 (simple) and 13/14 (complex): the one left to the judge restates the gold count ("这5家公司").
+    assert decided_wrong / mutants >= 0.7, f"only {decided_wrong}/{mutants} changed totals decided wrong"
 
 
 def _reformat(text: str) -> str:

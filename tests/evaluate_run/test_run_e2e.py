@@ -66,9 +66,13 @@ def test_three_variants_each_leave_one_complete_mlflow_run(small_corpus, brain_s
         assert params["variant"] == variant and params["questions"] == str(LIMIT)
         metrics = run.data.metrics
         for name in ("final_accuracy", "final_accuracy_undecided_as_wrong", "decided", "judged", "undecided",
-                     "process_macro_cell", "process_micro_cell", "process_macro_row", "full_accuracy", "errors"):
+                     "process_macro_cell", "process_micro_cell", "process_macro_row", "full_accuracy", "errors",
+                     "coverage", "answered", "final_accuracy_answered", "empty_answers", "failed_answers"):
             assert name in metrics, f"{variant} lacks metric {name}"
-        assert metrics["n"] == LIMIT and metrics["decided"] + metrics["judged"] + metrics["undecided"] == LIMIT
+        # every question is settled, undecided or unanswered (empty, failed: never "decided by the matcher")
+        outcomes = ("decided", "judged", "undecided", "empty_answers", "failed_answers", "missing")
+        assert metrics["n"] == LIMIT and sum(metrics[k] for k in outcomes) == LIMIT
+        assert metrics["coverage"] == metrics["answered"] / LIMIT
         artifacts = {a.path for a in _client().list_artifacts(run.info.run_id)}
         assert {"agent_output.json", "per_question.json", "results.jsonl", "summary.json", "program"} <= artifacts
     assert "compiled.json" in {a.path for a in _client().list_artifacts(by_variant["compiled:compiled"].info.run_id)}
