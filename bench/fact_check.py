@@ -1,6 +1,7 @@
 """Flag rate on fabricated facts and false-flag rate on true ones, for the code fact check (no LM).
 
     python bench/fact_check.py [--corpus DIR] [--companies 2] [--years 2022] [--show 10]
+    python bench/fact_check.py --realdocs DIR/financebench-dev    # the threshold's margins on real filings
 
 Builds facts from a synthetic corpus's truth.jsonl (generated into a temp folder when --corpus is
 not given): for every row whose value is printed in the document (one string, page known; not a
@@ -17,6 +18,10 @@ line that holds the string, as the parsed page reads it. From each row:
 Prints each category's verdict counts, then the flag rate (fabricated: not verified/page-corrected),
 the false-flag rate (true facts flagged) and the corrected share (wrong page -> the right page).
 Targets: flag rate 1.0, false-flag rate 0.0, corrected share 1.0.
+
+--realdocs: each FinanceBench evidence text scored as a quote (retrievers.quotes.score) against its
+own evidence page(s) and against the page farthest from them: the lowest own-page score and the
+highest far-page score are the margins on either side of FUZZY_THRESHOLD.
 """
 
 from __future__ import annotations
@@ -35,8 +40,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrievers.factcheck import PAGE_CORRECTED, VERIFIED, check_fact  # noqa: E402
-from retrievers.page_text import read_page_texts  # noqa: E402
-from retrievers.quotes import fold  # noqa: E402
+from retrievers.page_text import raw_page_texts, read_page_texts  # noqa: E402
+from retrievers.quotes import FUZZY_THRESHOLD, fold, score  # noqa: E402
 
 TRUE_KINDS = ("printed", "parsed", "two_lines")
 FABRICATED_KINDS = ("invented", "prior", "paraphrase")
@@ -235,11 +240,37 @@ def parse_args(argv):
     p.add_argument("--companies", type=int, default=2)
     p.add_argument("--years", type=int, nargs="+", default=[2022])
     p.add_argument("--show", type=int, default=10, help="print up to N misses of each kind")
+    p.add_argument("--realdocs", type=Path, help="a financebench-dev folder: measure the quote threshold's margins")
     return p.parse_args(argv)
+
+
+def realdocs_margins(folder: Path) -> int:
+    catalog = {d["id"]: d for d in map(json.loads, (folder / "catalog.jsonl").read_text(encoding="utf-8").splitlines())}
+    questions = [json.loads(x) for x in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    pages_of: dict[str, dict[int, str]] = {}
+    own, far = [], []
+    start = time.perf_counter()
+    for q in questions:
+        if q["doc_id"] not in pages_of:
+            pages_of[q["doc_id"]] = raw_page_texts(folder / catalog[q["doc_id"]]["path"])
+        pages, evidence = pages_of[q["doc_id"]], q["evidence_pages"]
+        farthest = max(pages, key=lambda p, e=evidence: (min(abs(p - x) for x in e), -p))
+        for text in q["evidence_text"]:
+            own.append((max(score(text, pages[p]) for p in evidence), q["doc_id"]))
+            far.append((score(text, pages[farthest]), q["doc_id"]))
+    print(f"{len(own)} evidence texts of {len(questions)} questions in {len(pages_of)} filings "
+          f"({sum(len(p) for p in pages_of.values())} pages), {time.perf_counter() - start:.0f} s")  # fmt: skip
+    print(f"own page:  lowest score {min(own)[0]} ({min(own)[1]}); below {FUZZY_THRESHOLD}: "
+          f"{sum(s < FUZZY_THRESHOLD for s, _ in own)}")  # fmt: skip
+    print(f"far page:  highest score {max(far)[0]} ({max(far)[1]}); at or above {FUZZY_THRESHOLD}: "
+          f"{sum(s >= FUZZY_THRESHOLD for s, _ in far)}")  # fmt: skip
+    return 0 if min(own)[0] >= FUZZY_THRESHOLD > max(far)[0] else 1
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.realdocs:
+        return realdocs_margins(args.realdocs)
     with tempfile.TemporaryDirectory(prefix="collate-factcheck-") as tmp:
         corpus = args.corpus or make_corpus(Path(tmp) / "corpus", args.companies, args.years)
         catalog = [json.loads(x) for x in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x]

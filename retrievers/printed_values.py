@@ -49,6 +49,7 @@ class Printed:
 
     value: float
     decimals: int
+    year_like: bool = False  # 2022 with no comma or decimals: a year label, not an amount
 
     @property
     def significant(self) -> int:
@@ -65,7 +66,8 @@ def numbers(text: str) -> list[Printed]:
     for m in NUMBER.finditer(clean(text)):
         token = m.group().replace(",", "")
         decimals = len(token.split(".")[1]) if "." in token else 0
-        out.append(Printed(float(token), decimals))
+        year_like = bool(re.fullmatch(r"(19|20)\d\d", m.group()))
+        out.append(Printed(float(token), decimals, year_like))
     return out
 
 
@@ -126,7 +128,9 @@ def _fold(text: str) -> str:
 
 
 def _numbers_match(fact: Printed, printed: Printed, per_ten: bool) -> bool:
-    shifts = SHIFTS + ((1,) if per_ten else ())
+    # A shifted reading needs two significant digits on the page and no year label: otherwise "3,000"
+    # would be found in "(Note 3)" and "20.22%" in "2022年".
+    shifts = SHIFTS + ((1,) if per_ten else ()) if printed.significant >= 2 and not printed.year_like else (0,)
     # A value printed rounded matches within half its last digit, if it keeps two significant digits
     # ("1.2亿" for 123,456,789): one digit ("1亿") would match far too much.
     slack = 0.5 * 10.0 ** (-fact.decimals) if fact.significant >= 2 else 0.0

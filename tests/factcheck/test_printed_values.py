@@ -49,6 +49,8 @@ def test_printed_forms_match(value, unit, text):
         ("普华永道中天会计师事务所(特殊普通合伙)", None, "安永华明会计师事务所(特殊普通合伙)"),
         (["现场投票", "书面表决"], None, "采用现场投票和网络投票相结合的方式召开"),
         ("", None, "anything"),
+        ("3,000", None, "Total assets (Note 3) 5,917,340"),  # a note number is no amount in thousands
+        ("20.22%", None, "2022年 | 资本充足率 | 13.96%"),  # nor is a year label a percent
     ],
 )
 def test_other_values_do_not_match(value, unit, text):
