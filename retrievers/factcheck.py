@@ -5,7 +5,8 @@ The LM reads, code decides. A fact (value, unit, quote, page) gets one verdict:
 - page_corrected: the same, but on another page (`page` is the corrected one; neighbours first);
 - value_not_in_quote: the quote is in the document but the value is not printed in it;
 - quote_not_found: the quote is nowhere in the document (or there is none);
-- not_disclosed: the fact says the document does not state the value (nothing to check).
+- not_disclosed: the fact says the document does not state the value, or it is a "no" / zero / empty
+  list given without a quote (stated by absence): there is nothing to check against a page.
 
 The value is looked for in the PAGE's words where the quote matched, not in the LM's copy of the
 quote: a quote that matches fuzzily because the LM changed a digit in it still fails on the value.
@@ -23,7 +24,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from retrievers.printed_values import is_not_disclosed, is_yes_no, value_in_text
+from retrievers.printed_values import is_not_disclosed, is_nothing, is_yes_no, value_in_text, value_text
 from retrievers.quotes import FUZZY_THRESHOLD, Match, locate
 
 VERIFIED, PAGE_CORRECTED = "verified", "page_corrected"
@@ -89,6 +90,8 @@ def check_fact(
     """The verdict on one fact, given its document's page texts {1-based page: text}."""
     if not disclosed or is_not_disclosed(value):
         return Verdict(NOT_DISCLOSED, page, page, 0.0, "the document is said not to state this value")
+    if (not quote or not quote.strip()) and is_nothing(value):
+        return Verdict(NOT_DISCLOSED, page, page, 0.0, f"{value_text(value)!r} stated by absence: nothing to check")
     if not quote or not quote.strip():
         return Verdict(QUOTE_NOT_FOUND, None, page, 0.0, "no quote was given: quote the line exactly as printed")
     first_hit: tuple[int, Match, str] | None = None

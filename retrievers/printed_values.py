@@ -28,6 +28,7 @@ SHIFTS = (0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 PER_TEN = re.compile(r"每\s*10\s*股|per\s+10\s+shares?|10\s*股\s*派", re.I)
 NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?|(?<![\d])\.\d+")
 YES_NO = {"是", "否", "有", "无", "yes", "no", "true", "false", "y", "n"}
+NOTHING = {"否", "无", "no", "false", "n", "0", "0.0", "[]", "没有", "none"}
 NOT_DISCLOSED = {"", "none", "null", "n/a", "na", "nan", "not disclosed", "未披露", "不适用", "-", "--", "—"}
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -110,6 +111,13 @@ def is_yes_no(value) -> bool:
     return isinstance(value, bool) or clean(value).lower().rstrip(".。") in YES_NO
 
 
+def is_nothing(value) -> bool:
+    """A "no", a zero or an empty list: what a filing states by saying nothing (no GRI, no women officers)."""
+    if isinstance(value, (list, tuple)):
+        return not value
+    return value is False or clean(value).lower().rstrip(".。") in NOTHING
+
+
 def is_not_disclosed(value) -> bool:
     return value is None or (not isinstance(value, (bool, int, float, list)) and clean(value).lower() in NOT_DISCLOSED)
 
@@ -155,11 +163,11 @@ def value_in_text(value, unit: str | None, text: str) -> tuple[bool, str]:
                 return True, "date"
         return False, f"no date {shown} in the text"
     folded_text = _fold(text)
-    if _fold(shown) in folded_text:
-        return True, "as written"
     values = numbers(shown)
     words = re.sub(r"[\d.,%()（）\s$¥￥€£+-]|万|亿|千|百|元|股|人|美元|usd|cny|rmb|thousands?|millions?|billions?",
                    "", shown, flags=re.I)  # fmt: skip
+    if not (values and len(words) <= 2) and _fold(shown) in folded_text:
+        return True, "as written"  # a name, an address, a phrase (a number is compared as a number below)
     if values and len(words) <= 2:  # a number, possibly with sign, currency, scale and unit words
         per_ten = bool(PER_TEN.search(clean(text)) or PER_TEN.search(clean(unit)))
         printed = numbers(text)

@@ -80,6 +80,13 @@ def test_missing_quote_and_not_disclosed():
     assert check_fact(None, None, None, None, PAGES).status == NOT_DISCLOSED
     assert check_fact("12", None, "x", 3, PAGES, disclosed=False).status == NOT_DISCLOSED
     assert check_fact("未披露", None, "", None, PAGES).status == NOT_DISCLOSED
+    # a "no", a zero, an empty list without a quote: stated by absence, nothing to check
+    assert check_fact(False, None, None, None, PAGES).status == NOT_DISCLOSED
+    assert check_fact("否", None, "", None, PAGES).status == NOT_DISCLOSED
+    assert check_fact(0, None, None, None, PAGES).status == NOT_DISCLOSED
+    assert check_fact([], None, None, None, PAGES).status == NOT_DISCLOSED
+    assert check_fact("是", None, None, None, PAGES).status == QUOTE_NOT_FOUND  # a "yes" needs its quote
+    assert check_fact(0, None, "Total assets 5,917,340", 3, PAGES).status == VALUE_NOT_IN_QUOTE  # quoted: checked
 
 
 def test_dates_verify_in_any_form_and_a_yes_no_checks_the_quote_only():
