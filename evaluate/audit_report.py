@@ -1,0 +1,246 @@
+"""One self-contained HTML file that lets a person audit an answer down to the printed page.
+
+The question, the answer (and its coverage line), the code that computed it and its output, the
+records table where each value links to its fact's quote, and for each quote the page it stands on,
+rendered by pdfium as a base64 PNG with the quote's character boxes drawn over it. No script, no
+external file or font: it opens offline, from a mail attachment or an MLflow artifact.
+
+A pure renderer of plain dicts (a fact is {"doc_id", "field", "value", "unit", "quote", "page",
+optionally "verdict": {"status", "page", "reason"}}, as Fact.model_dump() plus
+retrievers.factcheck.Verdict.to_dict()), so it can be called from programs.ask, evaluate.run or a
+notebook alike. The boxes come from pdfium's text page: the quote is located in the page's own text
+layer the way the fact check locates it (retrievers.quotes), and pdfium gives the rectangles of
+those characters. A quote in the parsed table reading ("2022年 | 资本充足率 | 15.44%") is not one run
+of the text layer, so its cells are located and boxed one by one.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import logging
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from retrievers.quotes import fold, locate
+
+log = logging.getLogger(__name__)
+
+# Page images at 100 dpi in 16 grays: the quote's digits stay legible and an A4 page is ~70 kB of PNG
+# (measured on a synthetic annual report page: full colour 372 kB, 256 grays 117 kB, 16 grays 72 kB).
+# The highlight is drawn by the HTML over the image, so the image needs no colour.
+RENDER_SCALE = 100 / 72
+GRAYS = 16
+MIN_PIECE = 2  # folded characters a table cell needs before it is boxed on its own
+
+PdfLookup = Callable[[str], "str | Path | None"] | Mapping[str, "str | Path"]
+
+STYLE = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang SC",sans-serif;
+ margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d1d1f}
+h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
+pre{background:#f6f8fa;padding:.8rem;overflow:auto;white-space:pre-wrap}
+#answer{font-size:1.15rem;background:#eef6ee;padding:.8rem;border-left:4px solid #3a8f3a}
+#coverage{color:#555}
+.scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.9rem}td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left}
+td.num{text-align:right}
+.badge{font-size:.75rem;padding:0 .35rem;border-radius:.6rem;margin-left:.3rem;white-space:nowrap}
+.verified{background:#d8f0d8}.page_corrected{background:#fff0c2}
+.value_not_in_quote,.quote_not_found{background:#f8d0d0}.not_disclosed,.unchecked{background:#e8e8e8}
+section.quote{margin:1.5rem 0;padding-top:.5rem;border-top:1px dashed #ccc}
+blockquote{margin:.5rem 0;padding:.4rem .8rem;border-left:4px solid #e6b800;background:#fffbe6}
+mark.quote-text{background:#ffe680}
+.page{position:relative;border:1px solid #bbb;margin-top:.5rem;display:inline-block}
+.page img{display:block}
+.hl{position:absolute;background:rgba(255,214,0,.45);outline:2px solid rgba(230,150,0,.9)}
+"""
+
+
+def render_report(
+    path: str | Path,
+    question: str,
+    answer: str,
+    code: str = "",
+    code_output: str = "",
+    records: list[dict] | None = None,
+    facts: list[dict] | None = None,
+    pdf_lookup: PdfLookup | None = None,
+    coverage: str = "",
+    title: str = "",
+) -> Path:
+    """Write the report to `path` (one .html file) and return the path."""
+    path = Path(path)
+    facts = list(facts or [])
+    anchors = {(f.get("doc_id"), f.get("field")): f"q-{i}" for i, f in enumerate(facts, start=1)}
+    pages = _PageCache(pdf_lookup)
+    try:
+        body = [
+            f"<h1>{_e(title or 'Audit report')}</h1>",
+            f'<h2>Question</h2><p id="question">{_e(question)}</p>',
+            f'<h2>Answer</h2><div id="answer">{_e(answer)}</div>',
+            f'<p id="coverage">{_e(coverage)}</p>' if coverage else "",
+            '<h2>Computation</h2><pre id="code">' + _e(code or "(no code)") + "</pre>",
+            '<h3>Output</h3><pre id="code-output">' + _e(code_output or "(no output)") + "</pre>",
+            "<h2>Records</h2>" + _records_table(records or [], facts, anchors),
+            "<h2>Quotes</h2>" + "".join(_quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages)
+                                        for f in facts),  # fmt: skip
+        ]
+    finally:
+        pages.close()
+    lang = "zh" if re.search(r"[\u4e00-\u9fff]", question) else "en"
+    document = (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f"<title>{_e(title or question[:80])}</title><style>{STYLE}</style></head>"
+        f"<body>{''.join(body)}</body></html>"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(document, encoding="utf-8")
+    return path
+
+
+def _e(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _status(fact: dict) -> tuple[str, str, int | None]:
+    """(status, reason, page the quote is on) of a fact, from its verdict when it has one."""
+    verdict = fact.get("verdict")
+    if isinstance(verdict, Mapping):
+        return str(verdict.get("status") or "unchecked"), str(verdict.get("reason") or ""), verdict.get("page")
+    if isinstance(verdict, str):
+        return verdict, "", fact.get("page")
+    return "unchecked", "", fact.get("page")
+
+
+def _badge(status: str) -> str:
+    return f'<span class="badge {_e(status)}">{_e(status.replace("_", " "))}</span>'
+
+
+def _records_table(records: list[dict], facts: list[dict], anchors: dict) -> str:
+    if not records:
+        return "<p>(no records)</p>"
+    by_key = {(f.get("doc_id"), f.get("field")): f for f in facts}
+    columns: list[str] = []
+    for record in records:
+        columns += [c for c in record if c not in columns]
+    rows = ['<div class="scroll"><table id="records"><thead><tr>' + "".join(f"<th>{_e(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+    for record in records:
+        cells = []
+        doc_id = record.get("id", record.get("doc_id"))
+        for column in columns:
+            value = record.get(column)
+            text = _e("" if value is None else value)
+            fact = by_key.get((doc_id, column))
+            css = ' class="num"' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+            if fact is not None:
+                status = _status(fact)[0]
+                text = f'<a href="#{anchors[(doc_id, column)]}">{text or "—"}</a>{_badge(status)}'
+            cells.append(f"<td{css}>{text}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(rows) + "</tbody></table></div>"
+
+
+def _quote_section(fact: dict, anchor: str, pages: _PageCache) -> str:
+    status, reason, page = _status(fact)
+    doc_id, quote = fact.get("doc_id"), fact.get("quote") or ""
+    page = page or fact.get("page")
+    head = (
+        f"<h3>{_e(doc_id)} · {_e(fact.get('field'))} = {_e(fact.get('value'))} {_e(fact.get('unit') or '')}"
+        f" · page {_e(page if page else '?')}{_badge(status)}</h3>"
+    )
+    parts = [f'<section class="quote" id="{anchor}">', head]
+    parts.append(f'<blockquote><mark class="quote-text">{_e(quote)}</mark></blockquote>' if quote else "<p>(no quote)</p>")
+    if reason:
+        parts.append(f'<p class="reason">{_e(reason)}</p>')
+    if quote and page:
+        parts.append(pages.figure(doc_id, int(page), quote))
+    return "".join(parts) + "</section>"
+
+
+class _PageCache:
+    """Open PDFs and rendered page PNGs, reused across the quotes of one report."""
+
+    def __init__(self, lookup: PdfLookup | None):
+        self.lookup = lookup
+        self.pdfs: dict[str, pdfium.PdfDocument | None] = {}
+        self.images: dict[tuple[str, int], tuple[str, float, float]] = {}
+
+    def _pdf(self, doc_id: str) -> pdfium.PdfDocument | None:
+        if doc_id not in self.pdfs:
+            where = None
+            if callable(self.lookup):
+                where = self.lookup(doc_id)
+            elif self.lookup is not None:
+                where = self.lookup.get(doc_id)
+            try:
+                self.pdfs[doc_id] = pdfium.PdfDocument(str(where)) if where and Path(where).is_file() else None
+            except pdfium.PdfiumError as exc:
+                log.warning("cannot open %s for the report: %s", where, exc)
+                self.pdfs[doc_id] = None
+        return self.pdfs[doc_id]
+
+    def figure(self, doc_id: str, number: int, quote: str) -> str:
+        pdf = self._pdf(doc_id)
+        if pdf is None:
+            return f'<p class="missing">(page image unavailable: no PDF found for {_e(doc_id)})</p>'
+        if not 1 <= number <= len(pdf):
+            return f'<p class="missing">(page {number} is outside the document\'s {len(pdf)} pages)</p>'
+        page = pdf[number - 1]
+        try:
+            key = (doc_id, number)
+            if key not in self.images:
+                image = page.render(scale=RENDER_SCALE, grayscale=True).to_pil().quantize(GRAYS)
+                buffer = io.BytesIO()
+                image.save(buffer, format="PNG")
+                self.images[key] = (base64.b64encode(buffer.getvalue()).decode("ascii"), image.width, image.height)
+            data, width, height = self.images[key]
+            boxes = quote_boxes(page, quote)
+        finally:
+            page.close()
+        overlay = "".join(
+            f'<div class="hl" data-quote="{_e(quote)}" style="left:{x:.1f}px;top:{y:.1f}px;width:{w:.1f}px;height:{h:.1f}px"></div>'
+            for x, y, w, h in boxes
+        )
+        note = "" if boxes else '<p class="reason">(the quote could not be located in the page\'s text layer)</p>'
+        return (
+            f'{note}<div class="page" style="width:{width}px;height:{height}px">'
+            f'<img alt="{_e(doc_id)} page {number}" width="{width}" height="{height}" src="data:image/png;base64,{data}">'
+            f"{overlay}</div>"
+        )
+
+    def close(self) -> None:
+        for pdf in self.pdfs.values():
+            if pdf is not None:
+                pdf.close()
+
+
+def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[float, float, float, float]]:
+    """Boxes (left, top, width, height in image pixels) of the quote's characters on a pdfium page."""
+    textpage = page.get_textpage()
+    try:
+        text = textpage.get_text_range()
+        if len(text) != textpage.count_chars():
+            return []  # pdfium's text and its character indices disagree: no reliable boxes
+        spans = []
+        match = locate(quote, text)
+        if match is not None:
+            spans.append((match.start, match.end))
+        else:  # a table line as parsed: box its cells one by one
+            for piece in re.split(r"\s*\|\s*|\s{2,}|\n", quote):
+                if len(fold(piece)) >= MIN_PIECE:
+                    found = locate(piece, text)
+                    if found is not None:
+                        spans.append((found.start, found.end))
+        height = page.get_height()
+        boxes = []
+        for start, end in spans:
+            for i in range(textpage.count_rects(start, end - start)):
+                left, bottom, right, top = textpage.get_rect(i)
+                boxes.append(((left * scale), (height - top) * scale, (right - left) * scale, (top - bottom) * scale))
+        return boxes
+    finally:
+        textpage.close()

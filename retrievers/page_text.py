@@ -1,0 +1,57 @@
+"""A document's text page by page, as the fact check searches it: {page number (1-based): text}.
+
+A quote can come from either reading of a page, so a page's text here holds both:
+- the parsed reading (retrievers.pdf.parse_pdf): lines rebuilt from positions, ruled tables rendered
+  as "2022年 | 资本充足率 | 15.44%". It is what the extractor read in its chunks, so what an LM quotes.
+- pdfium's own text layer in its reading order: what a person selecting text in a viewer copies,
+  what the page's running headers still hold, and what FinanceBench's annotators marked.
+A quote is then found if it is on the page in either reading. From a built index, the chunks give
+the parsed reading only (page_texts_from_chunks); a chunk that runs over a page break counts for
+each page it covers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from retrievers.chunking import Chunk
+from retrievers.pdf import parse_pdf
+
+
+def raw_page_texts(path: str | Path) -> dict[int, str]:
+    """pdfium's text layer of every page (fast: no table detection)."""
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        texts = {}
+        for i in range(len(pdf)):
+            page = pdf[i]
+            textpage = page.get_textpage()
+            try:
+                texts[i + 1] = textpage.get_text_range()
+            finally:
+                textpage.close()
+                page.close()
+        return texts
+    finally:
+        pdf.close()
+
+
+def read_page_texts(path: str | Path, layout: bool = True) -> dict[int, str]:
+    """Both readings of every page of a PDF; layout=False skips the parsed one (pdfium's text only)."""
+    raw = raw_page_texts(path)
+    if not layout:
+        return raw
+    parsed = {p.number: p.text for p in parse_pdf(path).pages}
+    return {n: f"{parsed.get(n, '')}\n{text}" for n, text in raw.items()}
+
+
+def page_texts_from_chunks(chunks: Iterable[Chunk]) -> dict[int, str]:
+    """The parsed reading of each page, from a built index's chunks (DocumentIndex.chunks)."""
+    texts: dict[int, list[str]] = {}
+    for chunk in chunks:
+        for number in range(chunk.page, max(chunk.page, chunk.page_end) + 1):
+            texts.setdefault(number, []).append(chunk.text)
+    return {n: "\n".join(parts) for n, parts in sorted(texts.items())}

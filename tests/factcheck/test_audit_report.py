@@ -1,0 +1,164 @@
+"""The audit report: one offline HTML file; in headless Chromium the answer and the highlighted quotes show.
+
+Facts come from a synthetic filing (the quote is the line that prints the truth value, checked by
+retrievers.factcheck), plus one fabricated value and one wrong page so every badge kind appears.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from evaluate.audit_report import render_report
+from retrievers.factcheck import check_fact
+from tests.factcheck.conftest import load_bench
+
+QUESTION = "资本充足率和净利润是多少？"
+ANSWER = "资本充足率为13.96%，净利润为135,362,304,525.01元。"
+
+
+def _annual_report(synth_corpus, synth_pages) -> str:
+    bench = load_bench()
+    rows = bench.printed_rows(synth_corpus)
+    return next(r["doc_id"] for r in rows if r["field"] == "value_capital_adequacy_ratio_pct")
+
+
+@pytest.fixture(scope="module")
+def report(synth_corpus, synth_pages, tmp_path_factory) -> dict:
+    bench = load_bench()
+    doc_id = _annual_report(synth_corpus, synth_pages)
+    pages = synth_pages[doc_id]
+    facts = []
+    for row in bench.printed_rows(synth_corpus):
+        if row["doc_id"] != doc_id or isinstance(row["value"], list):
+            continue
+        line, _ = bench.quote_line(pages[row["page"]], row["strings"][0])
+        facts.append({"doc_id": doc_id, "field": row["field"], "value": row["strings"][0], "unit": None,
+                      "quote": line, "page": row["page"]})  # fmt: skip
+    facts[1]["value"] = "1,234,567.89"  # fabricated: not in its quote
+    facts[2]["page"] = facts[2]["page"] - 1  # right value, wrong page
+    for fact in facts:
+        fact["verdict"] = check_fact(fact["value"], fact["unit"], fact["quote"], fact["page"], pages).to_dict()
+    record = {"id": doc_id, "symbol": "601536", "year": 2022, **{f["field"]: f["value"] for f in facts}}
+    path = tmp_path_factory.mktemp("report") / "audit.html"
+    render_report(
+        path, QUESTION, ANSWER, code="result = df['value_capital_adequacy_ratio_pct'].max()",
+        code_output="13.96", records=[record], facts=facts,
+        pdf_lookup=lambda d: synth_corpus / "pdf" / f"{d}.pdf", coverage="基于 1 份文件中的 1 份",
+    )  # fmt: skip
+    return {"path": path, "facts": facts, "doc_id": doc_id}
+
+
+class _Dom(HTMLParser):
+    """Element ids, the text inside them, highlight boxes and links, from a (browser-dumped) document."""
+
+    def __init__(self):
+        super().__init__()
+        self.text_by_id: dict[str, str] = {}
+        self.open: list[str | None] = []
+        self.highlights: list[dict] = []
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.marks: list[str] = []
+        self._in_mark = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+            self.text_by_id.setdefault(attrs["id"], "")
+        if "hl" in (attrs.get("class") or "").split():
+            self.highlights.append(attrs)
+        if tag == "a" and (attrs.get("href") or "").startswith("#"):
+            self.links.append(attrs["href"][1:])
+        if tag == "mark":
+            self._in_mark = True
+            self.marks.append("")
+        if tag not in ("img", "meta", "br"):
+            self.open.append(attrs.get("id"))
+
+    def handle_endtag(self, tag):
+        if tag == "mark":
+            self._in_mark = False
+        if tag not in ("img", "meta", "br") and self.open:
+            self.open.pop()
+
+    def handle_data(self, data):
+        for element in self.open:
+            if element:
+                self.text_by_id[element] += data
+        if self._in_mark:
+            self.marks[-1] += data
+
+
+def _parse(html: str) -> _Dom:
+    dom = _Dom()
+    dom.feed(html)
+    return dom
+
+
+def test_report_is_one_offline_file_with_every_part(report):
+    html = Path(report["path"]).read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)=["'](https?:|//|file:)""", html)  # nothing loaded from elsewhere
+    assert "<script" not in html
+    dom = _parse(html)
+    assert dom.text_by_id["question"] == QUESTION and dom.text_by_id["answer"] == ANSWER
+    assert "df['value_capital_adequacy_ratio_pct']" in dom.text_by_id["code"]
+    assert dom.text_by_id["code-output"] == "13.96"
+    facts = report["facts"]
+    assert set(dom.links) == {f"q-{i}" for i in range(1, len(facts) + 1)} <= dom.ids  # every value links to its quote
+    assert html.count("data:image/png;base64,") == len(facts)
+    assert dom.marks == [f["quote"] for f in facts]
+    boxed = {h["data-quote"] for h in dom.highlights}
+    assert boxed == {f["quote"] for f in facts}  # every quote is boxed on its page
+    statuses = [f["verdict"]["status"] for f in facts]
+    assert {"verified", "value_not_in_quote", "page_corrected"} <= set(statuses)
+    assert all(f'class="badge {s}"' in html for s in statuses)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """The Debian chromium binary; installed here when missing and possible (root with apt-get), else skip."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and shutil.which("apt-get") and os.geteuid() == 0:
+        try:
+            subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], capture_output=True, timeout=900, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        found = shutil.which("chromium")
+    if found is None:
+        pytest.skip("no chromium (apt-get install -y chromium) to open the report in")
+    return found
+
+
+def _headless(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+               f"--user-data-dir={profile}", *args]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.slow
+def test_report_renders_in_headless_chromium(report, chromium, tmp_path):
+    url = Path(report["path"]).resolve().as_uri()
+    shot = tmp_path / "report.png"
+    done = _headless(chromium, tmp_path / "profile", "--window-size=1200,2400", f"--screenshot={shot}", url)
+    if not shot.is_file():
+        pytest.skip(f"chromium cannot run here: {done.stderr.strip().splitlines()[-1:]}")
+    dumped = _headless(chromium, tmp_path / "profile", "--dump-dom", url)
+    assert dumped.returncode == 0, dumped.stderr[-500:]
+    dom = _parse(dumped.stdout)
+    assert dom.text_by_id["answer"] == ANSWER
+    first = report["facts"][0]
+    assert first["quote"] in dom.marks
+    assert any(h["data-quote"] == first["quote"] for h in dom.highlights)
+    # The boxes show: the page images are grey, so orange pixels come from the highlight outlines alone.
+    image = Image.open(shot).convert("RGB")
+    orange = sum(1 for r, g, b in image.getdata() if r > 200 and 120 < g < 185 and b < 90)
+    assert image.size == (1200, 2400) and orange > 100, orange
