@@ -75,6 +75,7 @@ class Settings:
     sandbox_memory_mb: int = 1024  # address space per process; pandas alone maps ~330 MB
     sandbox_disk_mb: int = 64  # the run's writable scratch space
     sandbox_output_bytes: int = 1_000_000  # stdout read at most this much
+    sandbox_strict: bool = False  # True: refuse to run generated code without full isolation (bwrap)
 
     # name -> (lowest, highest) accepted; checked once, here, so no stage meets a value it cannot use.
     RANGES = {
@@ -122,7 +123,7 @@ class Settings:
         from programs.sandbox import Limits
 
         return Limits(memory_mb=self.sandbox_memory_mb, disk_mb=self.sandbox_disk_mb,
-                      output_bytes=self.sandbox_output_bytes)  # fmt: skip
+                      output_bytes=self.sandbox_output_bytes, strict=self.sandbox_strict)  # fmt: skip
 
     def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)

@@ -13,7 +13,7 @@ from evaluate import run as evaluate_run
 from evaluate import tracking
 from evaluate.dataset import load_dataset
 from evaluate.final_match import final_match
-from programs.settings import Settings
+from programs.runtime.settings import Settings
 
 
 class _Scripted(dspy.Module):

@@ -74,3 +74,21 @@ def test_request_timeout_reaches_the_lm():
 
     lm = build_lm(Settings.from_env({"lm": "openai/x", "timeout": 7.5}, environ={}))
     assert lm.kwargs.get("timeout") == 7.5
+
+
+def test_sandbox_limits_come_from_settings_and_reach_the_code_writer(store, monkeypatch):
+    from programs.analyst import build_program
+
+    monkeypatch.setenv("COLLATE_SANDBOX_MEMORY_MB", "2048")
+    monkeypatch.setenv("COLLATE_SANDBOX_STRICT", "1")
+    settings = Settings.from_env({"lm": "dummy/x", "sandbox_timeout": 7.5})
+    limits = build_program(settings, store).code_writer.sandboxes.limits
+    assert limits.memory_mb == 2048 and limits.strict is True  # the sandbox is told, it reads no environment
+    assert build_program(settings, store).code_writer.timeout == 7.5
+
+
+@pytest.mark.parametrize(("name", "value"), [("k", 0), ("k", -1), ("concurrency", 0), ("sandbox_timeout", 1e9),
+                                             ("sandbox_memory_mb", 100), ("timeout", 0)])
+def test_out_of_range_settings_are_refused_naming_the_range_and_the_variable(name, value):
+    with pytest.raises(ValueError, match=rf"{name}={value} is out of range: use .* \(COLLATE_{name.upper()}"):
+        Settings(lm="x", **{name: value})
