@@ -19,6 +19,7 @@ from programs.runtime.run_folder import build_run_log
 from programs.runtime.settings import Settings
 from programs.stages.answer import Answer, Answerer
 from programs.stages.code_writer import Analysis, CodeWriter, no_records
+from programs.stages.coverage import UNVERIFIED_COLUMN, Coverage, coverage_of, flag_records
 from programs.stages.extractor import DocumentExtractor, Extraction
 from programs.stages.normalizer import Normalized, Normalizer
 from programs.stages.planner import Planned, Planner
@@ -30,8 +31,10 @@ logger = logging.getLogger(__name__)
 
 class Analyst(dspy.Module):
     def __init__(self, planner: Planner, extractor: DocumentExtractor, normalizer: Normalizer,
-                 code_writer: CodeWriter, answerer: Answerer):  # fmt: skip
+                 code_writer: CodeWriter, answerer: Answerer, use_unverified: bool = False):  # fmt: skip
+        """use_unverified: let the analysis code use facts that failed the check against their page."""
         super().__init__()
+        self.use_unverified = use_unverified
         self.planner = planner
         self.extractor = extractor
         self.normalizer = normalizer
@@ -54,15 +57,18 @@ class Analyst(dspy.Module):
         failed = {f.doc_id for f in extracted.failures}
         readable = {doc_id: doc for doc_id, doc in planned.documents.items() if doc_id not in failed}
         normalized = self.normalizer(fields=planned.plan.fields(), facts=extracted.facts, documents=readable)
+        records, for_code = flag_records(normalized.records, extracted.facts, self.use_unverified)
         if normalized.records:
-            analysis = self.code_writer(question=question, columns=normalized.schema.columns(),
-                                        records=normalized.records)  # fmt: skip
+            columns = normalized.schema.columns() + (f"\n{UNVERIFIED_COLUMN} (str): fields whose values failed the "
+                                                     "check and are null here" if records is not for_code else "")
+            analysis = self.code_writer(question=question, columns=columns, records=for_code)
         else:
             analysis = no_records()
-        answered = self.answerer(question=question, result=analysis.result, records=normalized.records,
+        answered = self.answerer(question=question, result=analysis.result, records=records,
                                  facts=extracted.facts, failures=extracted.failures,
                                  documents=planned.documents)  # fmt: skip
-        return assemble(question, scope, planned, extracted, normalized, analysis, answered)
+        covered = coverage_of(planned.documents, extracted.facts, extracted.failures, self.use_unverified)
+        return assemble(question, scope, planned, extracted, normalized, analysis, answered, records, covered)
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:
         """Unknown ids are a caller error: name them instead of silently shrinking the scope."""
@@ -86,7 +92,7 @@ class Analyst(dspy.Module):
 
 
 def assemble(question, scope, planned: Planned, extracted: Extraction, normalized: Normalized,
-             analysis: Analysis, answered: Answer) -> ProgramResult:  # fmt: skip
+             analysis: Analysis, answered: Answer, records: list[dict], covered: Coverage) -> ProgramResult:  # fmt: skip
     trace = {
         "plan": {"question": question, "scope": scope, "plan": planned.plan.model_dump(),
                  "assignments": {d: [sq.query for sq in sqs] for d, sqs in planned.assignments.items()},
@@ -94,7 +100,7 @@ def assemble(question, scope, planned: Planned, extracted: Extraction, normalize
         "extract": {"facts": [f.model_dump() for f in extracted.facts],
                     "failures": [f.model_dump() for f in extracted.failures],
                     "lm_documents": extracted.lm_documents, "passages": extracted.passages,
-                    "merges": [vars(m) for m in extracted.merges]},
+                    "merges": [vars(m) for m in extracted.merges], "repair_calls": extracted.repair_calls},
         "normalize": {"records": normalized.records, "notes": normalized.notes, "nulled": normalized.nulled},
         "code": {"attempts": analysis.attempts, "result": analysis.result},
         "answer": {"inputs": {"question": question, "result": analysis.result,
@@ -102,10 +108,10 @@ def assemble(question, scope, planned: Planned, extracted: Extraction, normalize
                    "answer": answered.answer, "citations": [c.model_dump() for c in answered.citations]},
     }  # fmt: skip
     return ProgramResult(
-        answer=answered.answer, records=normalized.records, code=analysis.code, result=analysis.result,
+        answer=answered.answer, records=records, code=analysis.code, result=analysis.result,
         citations=answered.citations, missing=extracted.failures, facts=extracted.facts, plan=planned.plan,
         run_log=build_run_log(question, planned.assignments, extracted.facts, extracted.failures),
-        warnings=planned.warnings, trace=trace,
+        warnings=planned.warnings, trace=trace, coverage=covered.to_dict(), coverage_line=covered.line(question),
     )  # fmt: skip
 
 
@@ -120,9 +126,10 @@ def build_program(settings: Settings, store, facts: FactStore | None = None) -> 
         planner=Planner(store.catalog, facts),
         extractor=DocumentExtractor(store, facts, k=settings.k, concurrency=settings.concurrency,
                                     matcher=FieldMatcher() if settings.fuzzy_reuse else None,
-                                    any_model=settings.reuse_facts_from_any_model),
+                                    any_model=settings.reuse_facts_from_any_model, repair=settings.repair_facts),
         normalizer=Normalizer(batch_size=settings.normalize_batch),
         code_writer=CodeWriter(WarmSandboxes(settings.sandbox_limits()), rounds=settings.code_rounds,
                                timeout=settings.sandbox_timeout, sample_records=settings.sample_records),
         answerer=Answerer(sample_records=settings.sample_records),
+        use_unverified=settings.use_unverified,
     )  # fmt: skip

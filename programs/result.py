@@ -1,6 +1,7 @@
 """ProgramResult: what the Analyst and the flat-RAG baseline both return, one shape for every caller.
 
-A dspy.Prediction (so dspy.Evaluate, usage tracking and MLflow traces take it as they take any
+`answer` is the LM's answer alone (what a scorer reads); `coverage_line` is what a person is shown
+after it. A dspy.Prediction (so dspy.Evaluate, usage tracking and MLflow traces take it as they take any
 module's output) built only through this constructor, so every field is named and defaulted once.
 """
 
@@ -27,9 +28,12 @@ class ProgramResult(dspy.Prediction):
         run_log: dict | None = None,  # MuDABench's run_log.json shape (programs.runtime.run_folder)
         trace: dict | None = None,  # stage name -> what went in and came out (the run folder's trace/)
         retrieved_chunks: list[str] | None = None,  # the flat-RAG baseline's passages, as the LM saw them
+        coverage: dict | None = None,  # what the answer rests on (programs.stages.coverage.Coverage)
+        coverage_line: str = "",  # the same, one line in the question's language, shown after the answer
     ):
         super().__init__(
             answer=answer, records=records or [], code=code, result=result, citations=citations or [],
             missing=missing or [], facts=facts or [], plan=plan, warnings=warnings or [],
             run_log=run_log or {"doc_interactions": {}}, trace=trace or {}, retrieved_chunks=retrieved_chunks or [],
+            coverage=coverage or {}, coverage_line=coverage_line,
         )  # fmt: skip

@@ -18,6 +18,7 @@ import numpy as np
 from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
 from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
+from retrievers.page_text import page_texts_from_chunks
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -148,6 +149,10 @@ class IndexStore:
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return loaded
+
+    def page_texts(self, doc_id: str) -> dict[int, str]:
+        """{page: text} as the index read it: what a fact's quote is checked against (retrievers.factcheck)."""
+        return page_texts_from_chunks(self.index(doc_id).chunks)
 
     # ---- search ---------------------------------------------------------------------------
     def search(self, doc_id: str, query: str, k: int = 5, mode: str = "hybrid") -> list[Passage]:

@@ -12,4 +12,7 @@ class ExtractFacts(dspy.Signature):
     questions: list[str] = dspy.InputField(desc="what the analyst asks of this document")
     field_specs: list[FieldSpec] = dspy.InputField()
     passages: list[str] = dspy.InputField(desc="retrieved passages, each prefixed with [page N]")
+    feedback: str = dspy.InputField(
+        desc="what a check of an earlier reply against the filing found wrong, per field; empty on the first try"
+    )
     values: list[ExtractedValue] = dspy.OutputField(desc="one entry per requested field, same order")

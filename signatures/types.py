@@ -193,6 +193,15 @@ class Fact(BaseModel):
     prompt_version: str = ""
     field_type: str = ""  # the FieldSpec's type and canonical unit it was asked as: what reuse matches on
     field_unit: str = ""
+    # What code found when it held the quote against the document (retrievers.factcheck): verified,
+    # page_corrected, value_not_in_quote, quote_not_found, not_disclosed; "" = not checked.
+    verdict: str = ""
+    verdict_reason: str = ""
+
+    @property
+    def usable(self) -> bool:
+        """May the computation use it by default: checked and found (or stated as not disclosed), or never checked."""
+        return self.verdict in ("", "verified", "page_corrected", "not_disclosed")
 
 
 class Citation(BaseModel):

@@ -34,13 +34,16 @@ CREATE TABLE IF NOT EXISTS facts (
     created_at TEXT NOT NULL DEFAULT (datetime('now')),
     field_type TEXT NOT NULL DEFAULT '',
     field_unit TEXT NOT NULL DEFAULT '',
+    verdict TEXT NOT NULL DEFAULT '',
+    verdict_reason TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, field, description)
 )
 """
 # Columns added after the first release: a store written before them gains them on open.
-ADDED_COLUMNS = {"field_type": "TEXT NOT NULL DEFAULT ''", "field_unit": "TEXT NOT NULL DEFAULT ''"}
+ADDED_COLUMNS = {"field_type": "TEXT NOT NULL DEFAULT ''", "field_unit": "TEXT NOT NULL DEFAULT ''",
+                 "verdict": "TEXT NOT NULL DEFAULT ''", "verdict_reason": "TEXT NOT NULL DEFAULT ''"}  # fmt: skip
 COLUMNS = ("doc_id", "field", "description", "disclosed", "value", "unit", "quote", "page", "model", "prompt_version",
-           "field_type", "field_unit")  # fmt: skip
+           "field_type", "field_unit", "verdict", "verdict_reason")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,7 @@ class FactStore:
     def put_many(self, facts: list[Fact]) -> None:
         rows = [
             (f.doc_id, f.field, f.description, int(f.disclosed), f.value, f.unit, f.quote, f.page, f.model,
-             f.prompt_version, f.field_type, f.field_unit)
+             f.prompt_version, f.field_type, f.field_unit, f.verdict, f.verdict_reason)
             for f in facts
         ]  # fmt: skip
         with self._lock:

@@ -67,6 +67,8 @@ class Settings:
     fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
     fuzzy_reuse: bool = True  # reuse a stored fact whose description is a rewording (programs.runtime.field_match)
     reuse_facts_from_any_model: bool = False  # True: reuse facts another model or extractor prompt produced
+    repair_facts: bool = True  # ask a document once more for facts that failed the check against their page
+    use_unverified: bool = False  # True: the computation also uses facts that failed the check (flagged)
     code_rounds: int = 3  # fix rounds after the first failing code
     normalize_batch: int = 40  # raw values per normalizer LM call
     sample_records: int = 8  # rows shown to the code-writer and the answerer

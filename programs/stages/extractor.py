@@ -20,6 +20,7 @@ import dspy
 
 from programs.runtime.facts import Merge, Reuse
 from programs.stages.planner import column_name, fields_of
+from programs.stages.verification import checked, feedback_for
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
 
@@ -48,6 +49,7 @@ class DocumentOutcome:
     facts: list[Fact]
     failure: DocumentFailure | None = None
     asked_lm: bool = False
+    repaired: bool = False  # a second call was made for facts that failed the check
 
 
 @dataclass
@@ -59,17 +61,20 @@ class Extraction:
     lm_documents: int  # documents that needed an LM call (the rest came from the fact store)
     passages: dict[str, list[str]]  # document id -> the passages its call was given
     merges: list[Merge] = field(default_factory=list)  # stored facts reused for reworded fields
+    repair_calls: int = 0  # second calls for facts that failed the check against their page
 
 
 class DocumentExtractor(dspy.Module):
-    def __init__(self, store, facts=None, k: int = 5, concurrency: int = 16, matcher=None, any_model: bool = False):
+    def __init__(self, store, facts=None, k: int = 5, concurrency: int = 16, matcher=None, any_model: bool = False,
+                 repair: bool = True):  # fmt: skip
         """store: the index (catalog + per-document search); facts: a FactStore to reuse and keep facts
         in, or None to always ask; k passages per query; concurrency: LM calls in flight at once;
         matcher: a FieldMatcher to reuse facts of reworded fields (None: exact descriptions only);
-        any_model: reuse facts another model or extractor prompt produced."""
+        any_model: reuse facts another model or extractor prompt produced; repair: ask a document once
+        more for the facts that failed the check against its pages."""
         super().__init__()
         self.store, self.facts, self.k, self.concurrency = store, facts, k, concurrency
-        self.matcher, self.any_model = matcher, any_model
+        self.matcher, self.any_model, self.repair = matcher, any_model, repair
         self.extract = dspy.Predict(ExtractFacts)
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
@@ -111,10 +116,33 @@ class DocumentExtractor(dspy.Module):
             with gate:
                 if stop.is_set():
                     raise InterruptedError("the run was interrupted before this document was asked")
-                pred = self.extract(**self.inputs(job))
-            return self.finish(job, pred["values"])  # pred.values is the Prediction.values() method
+                pred = self.extract(**self.inputs(job, job.missing))
+            pages = self.page_texts(job.doc.id)
+            new = [checked(f, pages) for f in self.read(job, job.missing, pred["values"])]  # not pred.values(): a method
+            failing = [f for f in new if not f.usable]
+            if failing and self.repair:
+                return self.finish(job, self.repaired(job, new, failing, gate, pages), repaired=True)
+            return self.finish(job, new)
         except Exception as e:  # one document never sinks the run
             return self.failed(job, e)
+
+    def repaired(self, job: DocumentJob, new: list[Fact], failing: list[Fact], gate, pages) -> list[Fact]:
+        """One more call for the fields whose facts failed the check, told why; a field the repair
+        fails to answer keeps its first (flagged) fact."""
+        specs = [s for s in job.missing if s.name in {f.field for f in failing}]
+        try:
+            with gate:
+                pred = self.extract(**self.inputs(job, specs, feedback_for(failing)))
+        except Exception as e:  # the first reply still stands, flagged
+            logger.warning("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
+            return new
+        again = {f.field: checked(f, pages) for f in self.read(job, specs, pred["values"])}
+        return [again.get(f.field, f) if not f.usable else f for f in new]
+
+    def page_texts(self, doc_id: str) -> dict[int, str] | None:
+        """The document's pages as the index read them, for the check; None when the store cannot say."""
+        reader = getattr(self.store, "page_texts", None)
+        return reader(doc_id) if reader is not None else None
 
     def passages(self, job: DocumentJob) -> list[str]:
         """k passages per missing field description and per sub-query, deduplicated, best first."""
@@ -128,20 +156,22 @@ class DocumentExtractor(dspy.Module):
                     texts.append(f"[page {p.page}] {p.text}")
         return texts
 
-    def inputs(self, job: DocumentJob) -> dict:
+    def inputs(self, job: DocumentJob, specs: list[FieldSpec], feedback: str = "") -> dict:
         d = job.doc
         return dict(
             document=f"{d.symbol} fiscal year {d.year} {d.doctype} (id {d.id})",
             questions=[sq.query for sq in job.subqueries],
-            field_specs=job.missing,
+            field_specs=specs,
             passages=job.passages,
+            feedback=feedback,
         )
 
-    def finish(self, job: DocumentJob, values: list[ExtractedValue]) -> DocumentOutcome:
-        by_name = match_values(job.missing, values or [])
+    def read(self, job: DocumentJob, specs: list[FieldSpec], values: list[ExtractedValue]) -> list[Fact]:
+        """The reply's entries as facts of this document, with their provenance; unanswered fields left out."""
+        by_name = match_values(specs, values or [])
         model, version = self.model_name(), prompt_version(self.extract)
         new = []
-        for spec in job.missing:
+        for spec in specs:
             v = by_name.get(spec.name)
             if v is None:
                 continue  # not answered: left unknown, so a later run asks again
@@ -152,6 +182,10 @@ class DocumentExtractor(dspy.Module):
                 quote=v.quote, page=v.page, model=model, prompt_version=version, field_type=spec.type,
                 field_unit=spec.unit,
             ))  # fmt: skip
+        return new
+
+    def finish(self, job: DocumentJob, new: list[Fact], repaired: bool = False) -> DocumentOutcome:
+        """Store the new facts and give every field of the document one, reused, new or not disclosed."""
         if self.facts is not None and new:
             self.facts.put_many(new)
         got = {f.field: f for f in new} | job.known
@@ -160,7 +194,7 @@ class DocumentExtractor(dspy.Module):
             logger.warning("%s: the reply left out %s", job.doc.id, unanswered)
         facts = [got.get(s.name) or Fact(doc_id=job.doc.id, field=s.name, description=s.description, disclosed=False)
                  for s in job.fields]  # fmt: skip
-        return DocumentOutcome(job.doc.id, facts, asked_lm=True)
+        return DocumentOutcome(job.doc.id, facts, asked_lm=True, repaired=repaired)
 
     def failed(self, job: DocumentJob, error: Exception) -> DocumentOutcome:
         reason = f"{type(error).__name__}: {error}"[:500]
@@ -205,4 +239,5 @@ def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> Ex
         lm_documents=sum(o.asked_lm for o in ordered),
         passages={j.doc.id: j.passages for j in jobs},
         merges=[m for j in jobs for m in j.merges],
+        repair_calls=sum(o.repaired for o in ordered),
     )
