@@ -16,12 +16,10 @@ from typing import Any
 from evaluate.quantities import Quantity, find_dates, find_quantities, fold, parse_date_value
 from signatures.vocabulary import FALSE_WORDS, TRUE_WORDS, is_not_disclosed, list_items, read_bool
 
-# Scorer-only yes/no words, layered on the shared ones: the scorer has no LM to fall back on, so it also
-# reads the phrasings MuDABench's yes/no fields are answered in ("已审验", "遵循"); the normalizer leaves
-# those to its LM, which sees the field's question.
+# Scorer-only, layered on the shared words: the scorer has no LM to fall back on, so it also reads
+# MuDABench's yes/no phrasings ("已审验", "遵循"); the normalizer hands those to its LM.
 SCORER_TRUE_WORDS = TRUE_WORDS | {"已披露", "披露", "已审验", "经过", "遵循", "参照"}
-# MuDABench's yes/no gold says whether something was disclosed or done, so "未披露"/"不适用" is a No
-# here; the normalizer keeps them null (the document did not answer).
+# Scorer-only: MuDABench's yes/no gold asks "disclosed/done?", so "未披露" is a No; units.py keeps it null.
 SCORER_FALSE_WORDS = FALSE_WORDS | {"未披露", "不适用", "未审验", "未经过"}
 STRING_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>.,，。、:：;；!！?？_\-/]|特殊普通合伙")
 RELATIVE_TOLERANCE = 0.005

@@ -43,7 +43,7 @@ VARIANTS = {"Not stated.", "ＮＯＴ ＳＴＡＴＥＤ", " 未披露。", "N/A
 
 @pytest.mark.parametrize("word", sorted(NOT_DISCLOSED | VARIANTS))
 def test_not_disclosed_reads_the_same_on_both_sides(word):
-    # Before the shared vocabulary the normalizer kept "无" as an answer and the scorer did not know "not stated".
+    # Before the shared vocabulary, the normalizer kept "无" and the scorer did not know "not stated".
     parsed = normalized(word)
     assert parsed.ok and parsed.value is None
     assert compare_cell("value_donation_cny", None, word) == (True, "gold: not disclosed")
@@ -126,6 +126,6 @@ def test_month_names_agree(month):
 
 
 def test_the_scorer_reads_only_full_month_names_in_free_text():
-    # A value field holds one date, so the normalizer may read "Sept."; free text says "Mar" and "may" otherwise.
+    # A value field holds one date, so the normalizer reads "Sept."; in free text "Mar", "may" mean other things.
     assert normalized("Sept. 12, 2023", "date", "date").value == "2023-09-12"
     assert parse_date_value("Sept. 12, 2023") is None
