@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluate.quantities import Quantity, find_dates, find_quantities, fold, parse_date_value
+from signatures.vocabulary import FALSE_WORDS, TRUE_WORDS, is_not_disclosed, list_items, read_bool
 
-NOT_DISCLOSED = {"", "none", "null", "n/a", "na", "nan", "not disclosed", "not available", "-", "--", "—",
-                 "未披露", "不适用", "无", "无数据", "未提及", "未说明"}  # fmt: skip
-TRUE_WORDS = {"true", "yes", "y", "1", "是", "有", "已披露", "披露", "已审验", "经过", "遵循", "参照"}
-FALSE_WORDS = {"false", "no", "n", "0", "否", "无", "没有", "未披露", "未", "未审验", "未经过", "不适用"}
+# Scorer-only, layered on the shared words: the scorer has no LM to fall back on, so it also reads
+# MuDABench's yes/no phrasings ("已审验", "遵循"); the normalizer hands those to its LM.
+SCORER_TRUE_WORDS = TRUE_WORDS | {"已披露", "披露", "已审验", "经过", "遵循", "参照"}
+# Scorer-only: MuDABench's yes/no gold asks "disclosed/done?", so "未披露" is a No; units.py keeps it null.
+SCORER_FALSE_WORDS = FALSE_WORDS | {"未披露", "不适用", "未审验", "未经过"}
 STRING_NOISE = re.compile(r"[\s()（）\[\]【】“”\"'‘’《》<>.,，。、:：;；!！?？_\-/]|特殊普通合伙")
-LIST_SPLIT = re.compile(r"\s*(?:[、,，;；/\n]|\band\b|和|及|以及)\s*")
 RELATIVE_TOLERANCE = 0.005
 DATE_VALUE = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{2}-\d{2}$")
 
@@ -49,10 +50,6 @@ def normalize_string(value: Any) -> str:
     """Full/half width, case, punctuation and firm-suffix variants folded away."""
     text = STRING_NOISE.sub("", fold(str(value))).lower()
     return text.replace("股份有限公司", "有限公司").replace("有限责任公司", "有限公司")
-
-
-def is_not_disclosed(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and fold(value).strip().lower().rstrip(".。") in NOT_DISCLOSED)
 
 
 def _gold_base(key: str, gold: float) -> float:
@@ -98,26 +95,7 @@ def _as_bool(got: Any) -> bool | None:
         return got
     if isinstance(got, int | float):
         return bool(got)
-    text = fold(str(got)).strip().lower().rstrip(".。")
-    if text in TRUE_WORDS:
-        return True
-    if text in FALSE_WORDS:
-        return False
-    return None
-
-
-def _as_list(got: Any) -> list:
-    if isinstance(got, list | tuple | set):
-        return list(got)
-    text = fold(str(got)).strip()
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-            if isinstance(parsed, list):
-                return parsed
-        except json.JSONDecodeError:
-            pass
-    return [part for part in LIST_SPLIT.split(text) if part]
+    return read_bool(str(got), SCORER_TRUE_WORDS, SCORER_FALSE_WORDS)
 
 
 def _list_key(element: Any) -> str:
@@ -140,6 +118,7 @@ def compare_cell(key: str, gold: Any, got: Any) -> tuple[bool, str]:
     """(correct, why) for one cell; `got` may be a typed value or the text the extractor wrote."""
     if gold is None:
         return is_not_disclosed(got), "gold: not disclosed"
+    # On a yes/no field every answer is read as one: "未披露" there is a No, not a gap (see SCORER_FALSE_WORDS).
     if is_not_disclosed(got) and not isinstance(gold, bool):
         return False, "not extracted"
     if isinstance(gold, bool):
@@ -149,7 +128,7 @@ def compare_cell(key: str, gold: Any, got: Any) -> tuple[bool, str]:
         return same_number(key, gold, got), ""
     if isinstance(gold, list):
         gold_set = {_list_key(e) for e in gold}
-        got_set = {_list_key(e) for e in _as_list(got)}
+        got_set = {_list_key(e) for e in list_items(got)}
         missing, extra = gold_set - got_set, got_set - gold_set
         why = "; ".join(p for p in (f"missing {sorted(missing)}" if missing else "", f"extra {sorted(extra)}" if extra else "") if p)
         return not missing and not extra, why

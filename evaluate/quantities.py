@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass
 
-# Longest first so that 万亿 wins over 亿 and 万.
-CNY_SCALES = [("万亿元", 1e12), ("万亿", 1e12), ("亿元", 1e8), ("亿", 1e8), ("千万元", 1e7), ("千万", 1e7),
-              ("百万元", 1e6), ("百万", 1e6), ("万元", 1e4), ("万", 1e4), ("千元", 1e3), ("元", 1.0)]  # fmt: skip
-EN_SCALES = {"trillion": 1e12, "tn": 1e12, "billion": 1e9, "bn": 1e9, "b": 1e9,
-             "million": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6, "thousand": 1e3, "k": 1e3}  # fmt: skip
+from signatures.vocabulary import (
+    CNY_SCALE_WORD,
+    DATE_YMD,
+    EN_SCALE_WORD,
+    MONTH_NAMES,
+    SCALE_LETTER,
+    fold,  # re-exported: final_match, gold_facts and question_traits import it from here
+    month_number,
+    scale_factor,
+)
+
 # Unit words after a number -> the kind of quantity (what it may be compared with).
 KIND_WORDS = [
     (r"%|percent|个百分点|百分点", "percent"),
@@ -32,15 +37,14 @@ KIND_WORDS = [
     (r"分|points?\b", "score"),
     (r"年|years?\b", "year"),
 ]
-MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-               "october", "november", "december"]  # fmt: skip
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([+-]?\d{1,3}))?")
 ZH_NUMERAL = re.compile(r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十]{1,3})(?=家|个|人|天|次|名|月)")
-DATE_FULL = re.compile(r"(?<!\d)(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})\s*日?(?!\d)")
+DATE_FULL = re.compile(rf"(?<!\d){DATE_YMD}\s*日?(?!\d)")
 DATE_ZH_MD = re.compile(r"(?<![\d年-])(\d{1,2})月(\d{1,2})日")
 DATE_MMDD = re.compile(r"(?<![\d.,/-])(0\d|1[0-2])-([0-2]\d|3[01])(?![\d-])")
+# Free text: only full capitalized names ("may" is a verb, "Mar" a prefix); units.py also reads "Sept.".
 DATE_EN = re.compile(r"\b(" + "|".join(m.capitalize() for m in MONTH_NAMES) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b")
 
 
@@ -69,11 +73,6 @@ class DateMention:
         return f"{self.year:04d}-{self.month:02d}-{self.day:02d}" if self.year else f"{self.month:02d}-{self.day:02d}"
 
 
-def fold(text: str | None) -> str:
-    """NFKC folds full-width digits and punctuation (１２％ -> 12%, （ -> ()."""
-    return unicodedata.normalize("NFKC", str(text or ""))
-
-
 def find_dates(text: str) -> list[DateMention]:
     """Dates in text; a month-day without year keeps year None (MuDABench's *_mmdd fields)."""
     found: list[DateMention] = []
@@ -92,7 +91,7 @@ def find_dates(text: str) -> list[DateMention]:
     for m in DATE_FULL.finditer(text):
         add(int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
     for m in DATE_EN.finditer(text):
-        add(int(m.group(3)), MONTH_NAMES.index(m.group(1).lower()) + 1, int(m.group(2)), m)
+        add(int(m.group(3)), month_number(m.group(1)), int(m.group(2)), m)
     for m in DATE_ZH_MD.finditer(text):
         add(None, int(m.group(1)), int(m.group(2)), m)
     for m in DATE_MMDD.finditer(text):
@@ -111,12 +110,12 @@ def _unit_after(text: str, pos: int) -> tuple[float, str, int]:
     tail = text[pos : pos + 16]
     stripped = tail.lstrip(" ")
     offset = pos + len(tail) - len(stripped)
-    for word, factor in CNY_SCALES:
-        if stripped.startswith(word):
-            return factor, "money", offset + len(word)
-    m = re.match(r"(trillion|billion|million|thousand|tn|bn|mn|mm|[kmb])\b", stripped, re.I)
-    if m and (len(m.group(1)) > 1 or m.group(1) in "KMBkmb"):
-        return EN_SCALES[m.group(1).lower()], "scaled", offset + m.end()
+    m = CNY_SCALE_WORD.match(stripped)
+    if m:
+        return scale_factor(m.group()), "money", offset + m.end()
+    m = EN_SCALE_WORD.match(stripped) or SCALE_LETTER.match(stripped)
+    if m:
+        return scale_factor(m.group()), "scaled", offset + m.end()
     for pattern, kind in KIND_WORDS:
         m = re.match(pattern, stripped, re.I)
         if m:

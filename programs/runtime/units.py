@@ -4,50 +4,45 @@ Money -> plain currency units (万元 x1e4, 亿元 x1e8, thousands x1e3, million
 "(1,234)" -> negative; percents -> percent points (a bare fraction <= 1 is taken as a fraction);
 每10股派X元 / per 10 shares -> per share; Chinese and English dates -> ISO; 是/否/yes/no -> bool;
 lists -> list[str]. What these rules cannot parse is left to the LM normalizer (ok=False).
+The words themselves (not disclosed, yes/no, scales, months, list separators) are shared with the
+scorer in signatures/vocabulary.py, so both read an extracted value the same way.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from signatures.types import FieldSpec
-
-NOT_DISCLOSED = {
-    "", "none", "null", "n/a", "na", "nan", "not disclosed", "not available", "not stated", "-", "--", "—",
-    "未披露", "不适用", "无数据", "未提及", "未说明",
-}  # fmt: skip
-
-# Longest first: "万亿" must win over "亿" and "万".
-ZH_SCALES = [("万亿", 1e12), ("千亿", 1e11), ("百亿", 1e10), ("十亿", 1e9), ("亿", 1e8), ("千万", 1e7),
-             ("百万", 1e6), ("十万", 1e5), ("万", 1e4), ("千", 1e3)]  # fmt: skip
-EN_SCALES = [(r"trillions?|tn", 1e12), (r"billions?|bn", 1e9), (r"millions?|mn|mm", 1e6),
-             (r"thousands?|'000|\$000", 1e3)]  # fmt: skip
-SCALE_PATTERNS = [(re.compile(re.escape(w)), f) for w, f in ZH_SCALES] + [
-    (re.compile(rf"(?<![a-z])(?:{p})(?![a-z])", re.I), f) for p, f in EN_SCALES]  # fmt: skip
-SUFFIX_SCALES = {"k": 1e3, "m": 1e6, "b": 1e9}  # "$1.2B", "3.4M" written right after the number
+from signatures.vocabulary import (
+    DATE_YMD,
+    MONTH_NAMES,
+    SCALE_LETTER,
+    SCALE_WORD,
+    clean,
+    is_not_disclosed,
+    list_items,
+    month_number,
+    one_line,
+    read_bool,
+    scale_factor,
+)
 
 NUMBER = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+")
 PER_TEN = re.compile(r"(每\s*10\s*股|per\s+10\s+shares?|10\s*股?\s*(?=派|送|转))", re.I)
 PERCENT_MARK = re.compile(r"%|percent|百分|pct", re.I)
 
-TRUE_WORDS = {"是", "有", "已", "存在", "yes", "y", "true", "t", "1", "对"}
-FALSE_WORDS = {"否", "无", "没有", "未", "不存在", "no", "n", "false", "f", "0", "不"}
-
-MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}  # fmt: skip
-MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# A field value is one date, so abbreviations ("12 Sept. 2023") are safe here; the scorer, reading
+# free text, accepts only full capitalized names.
+MONTH = r"(" + "|".join(name[:3] for name in MONTH_NAMES) + r")[a-z]*\.?"
 DATE_PATTERNS = [
-    (re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})"), ("y", "m", "d")),
+    (re.compile(DATE_YMD), ("y", "m", "d")),
     (re.compile(r"(?<!\d)(\d{4})(\d{2})(\d{2})(?!\d)"), ("y", "m", "d")),
     (re.compile(MONTH + r"\s+(\d{1,2}),?\s+(\d{4})", re.I), ("mon", "d", "y")),
     (re.compile(r"(\d{1,2})\s+" + MONTH + r",?\s+(\d{4})", re.I), ("d", "mon", "y")),
 ]
-LIST_SPLIT = re.compile(r"\s*(?:[、,;；/\n]|\band\b|和|及|以及)\s*")
 
 
 def tidy(value: float) -> float:
@@ -60,15 +55,6 @@ class Parsed:
     ok: bool  # False: the rules could not decide; ask the LM normalizer
     value: Any = None
     reason: str = ""
-
-
-def clean(text: str | None) -> str:
-    """NFKC folds full-width digits and punctuation (（１，２３４）％ -> (1,234)%)."""
-    return unicodedata.normalize("NFKC", str(text or "")).strip()
-
-
-def is_not_disclosed(text: str | None) -> bool:
-    return clean(text).lower().rstrip(".。") in NOT_DISCLOSED
 
 
 def first_number(text: str) -> tuple[float, re.Match] | None:
@@ -96,15 +82,13 @@ def is_year_label(text: str, match: re.Match) -> bool:
 
 def scale_of(after_number: str, unit: str) -> tuple[float, str]:
     """Multiplier stated right after the number (the nearest scale word wins), else in the unit."""
-    suffix = re.match(r"\s*([kmb])\b", after_number, re.I)
+    suffix = SCALE_LETTER.match(after_number)
     if suffix:
-        return SUFFIX_SCALES[suffix.group(1).lower()], suffix.group(1)
+        return scale_factor(suffix.group(1)), suffix.group(1)
     for text in (after_number, unit):
-        found = [(m.start(), -len(m.group()), factor, m.group()) for pattern, factor in SCALE_PATTERNS
-                 for m in pattern.finditer(text)]  # fmt: skip
+        found = SCALE_WORD.search(text)  # the first scale word; at one place, the longest ("万亿" not "万")
         if found:
-            _, _, factor, word = min(found)
-            return factor, word
+            return scale_factor(found.group()), found.group()
     return 1.0, ""
 
 
@@ -149,7 +133,7 @@ def parse_date(raw: str) -> Parsed:
         if not match:
             continue
         parts = dict(zip(order, match.groups(), strict=True))
-        month = MONTHS[parts["mon"][:3].lower()] if "mon" in parts else int(parts["m"])
+        month = month_number(parts["mon"]) if "mon" in parts else int(parts["m"])
         try:
             return Parsed(True, dt.date(int(parts["y"]), month, int(parts["d"])).isoformat())
         except ValueError:
@@ -158,31 +142,17 @@ def parse_date(raw: str) -> Parsed:
 
 
 def parse_bool(raw: str) -> Parsed:
-    text = clean(raw).lower().rstrip(".。!")
-    if text in TRUE_WORDS:
-        return Parsed(True, True)
-    if text in FALSE_WORDS:
-        return Parsed(True, False)
-    return Parsed(False, reason=f"not a yes/no: {raw!r}")
+    value = read_bool(raw)
+    return Parsed(True, value) if value is not None else Parsed(False, reason=f"not a yes/no: {raw!r}")
 
 
 def parse_list(raw: Any) -> Parsed:
-    if isinstance(raw, list):
-        return Parsed(True, [clean(x) for x in raw if clean(x)])
-    text = clean(raw)
-    if text.startswith("["):
-        try:
-            items = json.loads(text)
-            if isinstance(items, list):
-                return Parsed(True, [clean(x) for x in items if clean(x)])
-        except json.JSONDecodeError:
-            pass
-    return Parsed(True, [part for part in LIST_SPLIT.split(text) if part])
+    return Parsed(True, [clean(item) for item in list_items(raw) if clean(item)])
 
 
 def parse_value(raw: Any, unit: str | None, spec: FieldSpec) -> Parsed:
     """Canonical value for one field of one document; Parsed.ok=False means 'ask the LM'."""
-    if raw is None or (isinstance(raw, str) and is_not_disclosed(raw)):
+    if is_not_disclosed(raw, yes_no=spec.type == "boolean"):
         return Parsed(True, None, "not disclosed")
     if isinstance(raw, bool) and spec.type == "boolean":
         return Parsed(True, raw)
@@ -194,7 +164,7 @@ def parse_value(raw: Any, unit: str | None, spec: FieldSpec) -> Parsed:
     if spec.type == "date" or spec.unit == "date":
         return parse_date(text)
     if spec.type == "string":
-        return Parsed(True, re.sub(r"\s+", " ", clean(text)))
+        return Parsed(True, one_line(text))
     if spec.type == "percent" or spec.unit == "percent":
         return parse_percent(text, unit)
     if spec.unit == "ratio":

@@ -33,6 +33,8 @@ def only(text):
         ("比值为0.8566", 0.8566, "none"),
         ("极差为1.7269e+11元", 1.7269e11, "money"),  # as pandas prints
         ("$4.85B", 4.85e9, "money"),
+        ("3千亿元", 3e11, "money"),  # the shared scale table: 千亿, 百亿, 十亿, 十万, 千 were missing here
+        ("$2 millions", 2e6, "money"),  # plurals, as units.py always read them
     ],
 )
 def test_numbers_with_units(text, value, kind):

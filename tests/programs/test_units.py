@@ -26,6 +26,8 @@ def spec(type_="number", unit="CNY") -> FieldSpec:
     ("1,234", "USD thousands", 1_234_000.0),
     ("(56.7)", "in millions", -56_700_000.0),
     ("RMB 89 million", None, 89e6),
+    ("12", "in millions", 12e6),
+    ("3千亿元", None, 3e11),
     ("450", None, 450.0),
     ("每10股派发现金红利3.00元(含税)", None, 0.3),
     ("10派3元", None, 0.3),
@@ -79,6 +81,11 @@ def test_booleans(raw, expected):
 
 def test_unclear_boolean_goes_to_the_lm():
     assert not parse_value("部分是", None, spec("boolean", "none")).ok
+    assert not parse_value("已审验", None, spec("boolean", "none")).ok  # a scorer-only word: the LM reads it here
+
+
+def test_not_disclosed_on_a_yes_no_field_stays_null():
+    assert parse_value("未披露", None, spec("boolean", "none")).value is None
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -89,7 +96,7 @@ def test_lists(raw, expected):
     assert parse_value(raw, None, spec("list", "none")).value == expected
 
 
-@pytest.mark.parametrize("raw", [None, "未披露", "N/A", "not disclosed", "—", ""])
+@pytest.mark.parametrize("raw", [None, "未披露", "N/A", "not disclosed", "—", "", "无", "not stated"])
 def test_not_disclosed_is_null(raw):
     parsed = parse_value(raw, None, spec())
     assert parsed.ok and parsed.value is None
