@@ -39,6 +39,8 @@ def parse_args(argv):
     p.add_argument("--program", help="compiled.json saved by an optimizer (program.save)")
     p.add_argument("--run-dir", help="write the stage trace and run_log.json here")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the answer text")
+    p.add_argument("--report", help="write an audit report here (one HTML file: answer, code, records, every "
+                   "quote on its rendered page)")
     p.add_argument("--baseline", choices=["flat", "flat-meta"], help="run the flat-RAG baseline instead")
     add_lm_arguments(p)
     for stage in ANALYST_STAGES:
@@ -83,6 +85,20 @@ def check_run_dir(run_dir: str | None) -> None:
                        "pass a folder you can write, or omit --run-dir") from None  # fmt: skip
 
 
+def check_writable_file(path: str | None, flag: str) -> None:
+    """A file output that cannot be written is found now, before any LM call is paid for."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir() or not target.parent.is_dir():
+        raise BadInput(f"{flag} {path}: give a file path in an existing folder")
+    try:
+        with open(target, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise BadInput(f"{flag} {path} cannot be written ({e.strerror or e}); give a file you can write") from None
+
+
 class Progress:
     """tqdm of documents done / total on stderr, created when the total is known."""
 
@@ -121,12 +137,22 @@ def build(args, settings: Settings, store):
 
 
 def output(pred, usage: dict) -> dict:
-    return to_jsonable({"answer": pred.answer, "records": pred.records, "code": pred.code, "result": pred.result,
+    return to_jsonable({"answer": pred.answer, "coverage_line": pred.coverage_line, "coverage": pred.coverage,
+                        "records": pred.records, "code": pred.code, "result": pred.result,
                         "citations": pred.citations, "missing": pred.missing, "usage": usage})  # fmt: skip
 
 
-def prepare(args) -> tuple[str, list[str] | None, Settings, object]:
-    """Everything that can fail on the user's input, before any LM call: (question, scope, settings, program)."""
+def write_report(path: str, question: str, pred, store) -> None:
+    from evaluate.audit_report import write_program_report
+
+    outputs = to_jsonable({"answer": pred.answer, "coverage_line": pred.coverage_line, "code": pred.code,
+                           "result": pred.result, "records": pred.records, "facts": pred.facts})  # fmt: skip
+    write_program_report(path, question, outputs, getattr(store, "pdf_path", None))
+
+
+def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:
+    """Everything that can fail on the user's input, before any LM call: (question, scope, settings,
+    program, store)."""
     question, doc_ids = args.question, None
     if args.dataset:
         item_question, doc_ids = dataset_scope(args.dataset, args.question_id)
@@ -140,10 +166,11 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, object]:
                  **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES}}  # fmt: skip
     settings = Settings.from_env(overrides)
     check_run_dir(args.run_dir)
+    check_writable_file(args.report, "--report")
     store = open_store(args.index)
     program = build(args, settings, store)
     configure(settings, program)
-    return question, doc_ids, settings, program
+    return question, doc_ids, settings, program, store
 
 
 def main(argv=None) -> int:
@@ -151,7 +178,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
     try:
-        question, doc_ids, settings, program = prepare(args)
+        question, doc_ids, settings, program, store = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -175,10 +202,17 @@ def main(argv=None) -> int:
                       extra={"usage": usage, "settings": settings.as_params()})  # fmt: skip
         except OSError as e:  # the answer is paid for: print it anyway, and say what was not written
             print(f"warning: could not write the run folder {args.run_dir}: {e}", file=sys.stderr)
+    if args.report:
+        try:
+            write_report(args.report, question, pred, store)
+        except OSError as e:
+            print(f"warning: could not write the report {args.report}: {e}", file=sys.stderr)
     if args.json:
         print(json.dumps(output(pred, usage), ensure_ascii=False, indent=2))
     else:
         print(pred.answer)
+        if pred.coverage_line:
+            print(pred.coverage_line)
         for m in pred.missing:
             print(f"missing: {m.doc_id} ({m.stage}): {m.reason}", file=sys.stderr)
     return 0  # a run that could not plan still ends here: its answer and `missing` say why

@@ -244,3 +244,26 @@ def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[flo
         return boxes
     finally:
         textpage.close()
+
+
+def report_facts(facts: list[dict]) -> list[dict]:
+    """Facts as the program returns them (Fact.model_dump(): verdict and verdict_reason flat) in the
+    renderer's shape (verdict as {status, page, reason})."""
+    shaped = []
+    for f in facts:
+        status = f.get("verdict") if isinstance(f.get("verdict"), str) else None
+        verdict = {"status": status or "unchecked", "page": f.get("page"), "reason": f.get("verdict_reason") or ""}
+        shaped.append({**f, "verdict": verdict} if not isinstance(f.get("verdict"), Mapping) else f)
+    return shaped
+
+
+def write_program_report(path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None) -> Path:
+    """The report of one answered question, from the program's outputs as plain data (the keys of
+    collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, code, result,
+    records, facts."""
+    return render_report(
+        path, question, str(outputs.get("answer") or ""), code=str(outputs.get("code") or ""),
+        code_output=str(outputs.get("result") or ""), records=list(outputs.get("records") or []),
+        facts=report_facts([f for f in outputs.get("facts") or [] if f.get("disclosed", True)]),
+        pdf_lookup=pdf_lookup, coverage=str(outputs.get("coverage_line") or ""),
+    )  # fmt: skip

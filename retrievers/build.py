@@ -324,7 +324,7 @@ def _build_locked(
             catalog.update(r.doc_id, pages=r.pages or None, content_hash=r.content_hash)
     catalog.save(index_dir)
     report = BuildReport(results, time.perf_counter() - start, pages=sum(r.pages for r in results))
-    _write_manifest(index_dir, report, embedder, tokenizer, dense)
+    _write_manifest(index_dir, report, embedder, tokenizer, dense, {job.doc_id: job.pdf for job in jobs})
     return report
 
 
@@ -420,7 +420,8 @@ def _interrupted_message(results: list[DocResult], total: int, index_dir: Path) 
     )
 
 
-def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokenizer: str, dense: str) -> None:
+def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokenizer: str, dense: str,
+                    sources: dict[str, str]) -> None:  # fmt: skip
     manifest = {
         "format_version": FORMAT_VERSION,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -438,6 +439,8 @@ def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokeniz
                 "pages": r.pages,
                 "chunks": r.chunks,
                 "content_hash": r.content_hash,
+                # where the PDF was read from (absolute): audit reports render its pages
+                "pdf": str(Path(sources[r.doc_id]).resolve()) if r.doc_id in sources else None,
             }
             for r in report.results
             if r.status != "failed"

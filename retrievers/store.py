@@ -150,6 +150,11 @@ class IndexStore:
                 self._cache.popitem(last=False)
         return loaded
 
+    def pdf_path(self, doc_id: str) -> Path | None:
+        """The PDF the document was indexed from (recorded by the build), if it is still there."""
+        recorded = (self.manifest.get("documents", {}).get(doc_id) or {}).get("pdf")
+        return Path(recorded) if recorded and Path(recorded).is_file() else None
+
     def page_texts(self, doc_id: str) -> dict[int, str]:
         """{page: text} as the index read it: what a fact's quote is checked against (retrievers.factcheck)."""
         return page_texts_from_chunks(self.index(doc_id).chunks)

@@ -54,7 +54,8 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(tin
         code, out, run_dir = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
         kinds = server.calls_by_kind()
     assert code == 0
-    assert set(out) == {"answer", "records", "code", "result", "citations", "missing", "usage"}
+    assert set(out) == {"answer", "coverage_line", "coverage", "records", "code", "result", "citations", "missing",
+                        "usage"}
     assert out["answer"].strip() and out["missing"] == []
     assert {r["id"] for r in out["records"]} == doc_ids(item)  # one record per document in scope
     assert all({"id", "symbol", "year", "doctype"} <= set(r) for r in out["records"])
@@ -65,6 +66,22 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(tin
     assert set(run_log["doc_interactions"]) == doc_ids(item)
     assert all(run_log["doc_interactions"][d] for d in doc_ids(item))
     assert (run_dir / "trace").is_dir()
+
+
+def test_an_honest_reader_s_facts_verify_and_the_audit_report_shows_each_quote_on_its_page(
+        tiny, item, monkeypatch, capsys, tmp_path):  # fmt: skip
+    report = tmp_path / "audit.html"
+    with FakeLMServer(Brain()) as server:
+        code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, "--report", str(report))
+        kinds = server.calls_by_kind()
+    assert code == 0 and kinds["extract"] == len(doc_ids(item))  # nothing failed the check: no repair call
+    coverage = out["coverage"]
+    assert coverage["documents_in_scope"] == len(doc_ids(item)) and coverage["unverified"] == []
+    assert out["coverage_line"].startswith(("依据：", "Based on "))
+    html = report.read_text(encoding="utf-8")
+    assert out["answer"].splitlines()[0][:20] in html and out["coverage_line"] in html
+    assert html.count('src="data:image/png;base64,') >= 1 and 'class="hl"' in html  # pages rendered, quotes boxed
+    assert "http://" not in html and "https://" not in html  # opens offline
 
 
 def test_the_same_question_again_reuses_every_fact(tiny, item, monkeypatch, capsys, tmp_path):

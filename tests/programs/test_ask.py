@@ -25,7 +25,8 @@ def test_json_output_shape(cli, tmp_path, capsys):
     code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "哪家公司资本充足率最高？"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert set(out) == {"answer", "records", "code", "result", "citations", "missing", "usage"}
+    assert set(out) == {"answer", "coverage_line", "coverage", "records", "code", "result", "citations", "missing",
+                        "usage"}
     assert out["answer"] == "资本充足率最高的是600001。" and len(out["records"]) == 3
     assert out["citations"][0]["symbol"] == "600001" and out["missing"] == []
     assert (tmp_path / "facts.sqlite").exists()  # facts kept next to the index by default
