@@ -1,0 +1,61 @@
+"""kill -9 an ask at random points (issue 11): the fact store stays consistent and the next ask resumes.
+
+The ask runs as a user runs it, a separate process talking HTTP to the fake LM server; each kill
+lands while extraction calls are in flight (the server answers after a delay). Afterwards SQLite's
+own integrity check passes, every stored fact is whole, and the next ask asks only what is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from tests.e2e.corpus import ROOT
+from tests.e2e.test_ask_e2e import doc_ids, item, tiny  # noqa: F401 (fixtures)
+from tests.fakes.brain import Brain
+from tests.fakes.server import FakeLMServer
+
+
+def ask_process(tiny, item, server, facts, run_dir):  # noqa: F811
+    env = {**os.environ, **server.env(), "COLLATE_CACHE": "false", "COLLATE_CONCURRENCY": "1"}
+    argv = [sys.executable, "-m", "collate.ask", "--index", str(tiny[1]), "--dataset", str(tiny[0] / "dataset.json"),
+            "--question-id", item["question_id"], "--fact-store", str(facts), "--run-dir", str(run_dir), "--json",
+            "--no-progress"]  # fmt: skip
+    return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stored(facts) -> set[tuple[str, str]]:
+    with sqlite3.connect(facts) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = conn.execute("SELECT doc_id, field, disclosed, model, prompt_version FROM facts").fetchall()
+    assert all(model and version for _, _, _, model, version in rows)  # no half-written fact
+    return {(d, f) for d, f, *_ in rows}
+
+
+def test_kill_9_during_extraction_leaves_a_consistent_store_and_the_next_ask_resumes(tiny, item, tmp_path):  # noqa: F811
+    rng = random.Random(7)
+    facts = tmp_path / "facts.sqlite"
+    kept: set = set()
+    with FakeLMServer(Brain(), latency=0.4) as server:
+        for attempt in range(3):
+            process = ask_process(tiny, item, server, facts, tmp_path / f"run{attempt}")
+            time.sleep(rng.uniform(2.5, 5.0))  # start-up (~2 s), then somewhere among the extraction calls
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+            now = stored(facts) if facts.exists() else set()
+            assert kept <= now  # a kill never loses what an earlier run stored
+            kept = now
+        before = server.calls_by_kind()["extract"]
+        process = ask_process(tiny, item, server, facts, tmp_path / "final")
+        out, err = process.communicate(timeout=300)
+        asked = server.calls_by_kind()["extract"] - before
+    assert process.returncode == 0, err
+    assert '"answer"' in out
+    finished = {d for d, _ in kept if all((d, f) in kept for f in {f for _, f in kept})}
+    assert asked <= len(doc_ids(item)) - len(finished)  # documents already stored are not asked again
+    assert {d for d, _ in stored(facts)} == doc_ids(item)
