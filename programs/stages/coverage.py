@@ -16,9 +16,15 @@ from signatures.types import Document, DocumentFailure, Fact
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 UNVERIFIED_COLUMN = "unverified"  # fields of the record whose facts failed the check, comma-separated
-REASONS = {"en": {"value_not_in_quote": "value not in quote", "quote_not_found": "quote not found",
-                  "not_disclosed": "not disclosed"},
-           "zh": {"value_not_in_quote": "引文中无此数值", "quote_not_found": "未找到引文", "not_disclosed": "未披露"}}  # fmt: skip
+# The coverage line in each language the questions come in.
+WORDS = {
+    "en": {"base": "Based on {used} of {total} filings", "unverified": "; {n} unverified: {items}", "and": ", ",
+           "silent": "; {n} did not disclose a value asked for", "end": ".", "value_not_in_quote": "value not in quote",
+           "quote_not_found": "quote not found", "not_disclosed": "not disclosed", "unreadable": "could not be read"},
+    "zh": {"base": "依据：{total}份文件中的{used}份", "unverified": "；{n}项未经核实：{items}", "and": "、",
+           "silent": "；{n}份文件未披露所需数据", "end": "。", "value_not_in_quote": "引文中无此数值",
+           "quote_not_found": "未找到引文", "not_disclosed": "未披露", "unreadable": "无法读取"},
+}  # fmt: skip
 
 
 def flag_records(records: list[dict], facts: list[Fact], use_unverified: bool) -> tuple[list[dict], list[dict]]:
@@ -53,24 +59,16 @@ class Coverage:
         return asdict(self)
 
     def line(self, question: str) -> str:
-        zh = bool(CJK.search(question or ""))
-        words = REASONS["zh" if zh else "en"]
-        problems = [f"{u['symbol']} ({words.get(u['status'], u['status'])})" for u in self.unverified]
-        problems += [f"{u['symbol']} ({'无法读取' if zh else 'could not be read'})" for u in self.unreadable]
+        words = WORDS["zh" if CJK.search(question or "") else "en"]
+        problems = [f"{u['symbol']} ({words[u['status']]})" for u in self.unverified]
+        problems += [f"{u['symbol']} ({words['unreadable']})" for u in self.unreadable]
         silent = len({u["doc_id"] for u in self.not_disclosed})
-        if zh:
-            text = f"依据：{self.documents_in_scope}份文件中的{self.documents_used}份"
-            if problems:
-                text += f"；{len(problems)}项未经核实：" + "、".join(problems)
-            if silent:
-                text += f"；{silent}份文件未披露所需数据"
-            return text + "。"
-        text = f"Based on {self.documents_used} of {self.documents_in_scope} filings"
+        text = words["base"].format(used=self.documents_used, total=self.documents_in_scope)
         if problems:
-            text += f"; {len(problems)} unverified: " + ", ".join(problems)
+            text += words["unverified"].format(n=len(problems), items=words["and"].join(problems))
         if silent:
-            text += f"; {silent} did not disclose a value asked for"
-        return text + "."
+            text += words["silent"].format(n=silent)
+        return text + words["end"]
 
 
 def coverage_of(documents: dict[str, Document], facts: list[Fact], failures: list[DocumentFailure],
