@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import dspy
 
 from programs.stages.planner import column_name, fields_of
+from programs.stages.spans import PassageRetriever
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
 
@@ -65,6 +66,7 @@ class DocumentExtractor(dspy.Module):
         super().__init__()
         self.store, self.facts, self.k, self.concurrency = store, facts, k, concurrency
         self.extract = dspy.Predict(ExtractFacts)
+        self.retrieve = PassageRetriever(store)  # a module so traces show each search (no predictor)
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
@@ -106,7 +108,7 @@ class DocumentExtractor(dspy.Module):
         queries = [field_query(f) for f in job.missing] + [sq.query for sq in job.subqueries]
         seen, texts = set(), []
         for query in queries:
-            for p in self.store.search(job.doc.id, query, k=self.k):
+            for p in self.retrieve(document=job.doc.id, query=query, k=self.k).passages:
                 key = (p.page, p.text)
                 if key not in seen:
                     seen.add(key)
