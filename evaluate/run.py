@@ -253,7 +253,8 @@ def main(argv=None) -> int:
                               program_file=program_file, tags=variant_tags(args.program, origin))  # fmt: skip
     print(format_summary(result.summary))
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
-    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {tracking.ui_command()}")
+    ui = tracking.ui_command(experiment_id=tracking.experiment_id())
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
     return 0
 
 

@@ -269,7 +269,8 @@ def main(argv=None) -> int:
     print(f"changes: {meta['changes']['summary']}")
     if meta["stopped_early"]:
         print(f"stopped early: {meta['stopped_early']}")
-    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}")
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
+          f"{tracking.ui_command(experiment_id=tracking.experiment_id())}")
     print(f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
           f"--split test --seed {args.seed}")
     return 0
