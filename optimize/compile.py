@@ -172,7 +172,7 @@ def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob):
     cap = f"LM call cap of {job.max_calls} requests reached"
     found = tracker.best()
     if found is not None:
-        where = "on the dev set" if found.on_valset else f"on {found.examples} examples"
+        where = "on the dev set" if found.on_valset else f"on {found.examples} example(s)"
         return (adopt(student, found.state), found,
                 f"{cap}; saved the best candidate found so far ({found.source} {where}: {found.score:.3f})")
     kept = bootstrapped_demos(optimizer, student, job.max_demos) if job.optimizer == "bootstrap" else None
