@@ -14,6 +14,7 @@ variant reuses another variant's extractions.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 import time
@@ -44,12 +45,39 @@ class RunResult:
     answered: list[Answered]
 
 
-def variant_name(program_arg: str | None) -> str:
+def compile_origin(program_file: Path) -> dict:
+    """What optimize.compile wrote beside a compiled program (compiled.meta.json), or {} when there is none.
+
+    Read here, not through optimize/ (evaluate/ must not import it): only the keys that name a variant.
+    """
+    sidecar = program_file.with_name(program_file.stem + ".meta.json")
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        logger.warning("no readable %s beside %s: the run cannot say which compile it came from", sidecar.name,
+                       program_file)  # fmt: skip
+        return {}
+    return {k: meta.get(k) for k in ("optimizer", "stage", "mlflow_run_id", "dataset_hash")}
+
+
+def variant_name(program_arg: str | None, origin: dict | None = None) -> str:
+    """uncompiled | flat-rag | compiled:<optimizer> (compiled:<optimizer>-extractor for an extractor-only compile)."""
     if not program_arg:
         return UNCOMPILED
     if program_arg in FLAT_VARIANTS:
         return program_arg
+    if origin and origin.get("optimizer"):
+        stage = origin.get("stage") or "program"
+        return f"compiled:{origin['optimizer']}" + ("" if stage == "program" else f"-{stage}")
     return f"compiled:{Path(program_arg).stem}"
+
+
+def variant_tags(program_arg: str | None, origin: dict) -> dict:
+    """Tags every evaluation run carries, so the runs table tells the variants apart (and links the compile)."""
+    kind = "flat-rag" if program_arg in FLAT_VARIANTS else "analyst"
+    return {"program": kind, "optimizer": origin.get("optimizer") or "none", "stage": origin.get("stage") or "",
+            "compiled_from": origin.get("mlflow_run_id") or "",
+            "compiled_on_dataset": origin.get("dataset_hash") or ""}  # fmt: skip
 
 
 def build_variant(program_arg: str | None, settings: Settings, store, out_dir: Path):
@@ -114,13 +142,15 @@ def evaluate_program(
     autolog: bool = True,
     progress: bool = True,
     program_file: Path | None = None,
+    tags: dict | None = None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured."""
     out_dir.mkdir(parents=True, exist_ok=True)
     all_params = {**settings.as_params(), "variant": variant, "questions": len(items),
                   "dataset_hash": dataset_hash(items), "question_concurrency": concurrency,
                   "judge": settings.model_for("judge") if judge is not None else "", **(params or {})}  # fmt: skip
-    with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags={"variant": variant}) as run:
+    run_tags = {"variant": variant, "optimizer": "none", "dataset_hash": all_params["dataset_hash"], **(tags or {})}
+    with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags=run_tags) as run:
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
             answered = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
@@ -194,7 +224,9 @@ def main(argv=None) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
-    variant = variant_name(args.program)
+    program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
+    origin = compile_origin(program_file) if program_file is not None and program_file.is_file() else {}
+    variant = variant_name(args.program, origin)
     out_dir = Path(args.out or f"runs/{variant.replace(':', '-')}-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
         if args.concurrency < 1:
@@ -213,16 +245,16 @@ def main(argv=None) -> int:
         return 2
     params = {"dataset": str(args.dataset), "index": str(args.index), "program": args.program or "",
               "split": args.split, "seed": args.seed, "limit": args.limit or "", "out": str(out_dir)}  # fmt: skip
-    program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
     result = evaluate_program(program, items, variant=variant, settings=settings, out_dir=out_dir,
                               concurrency=args.concurrency, judge=judge, params=params,
                               autolog=not args.no_autolog, progress=not args.no_progress,
-                              program_file=program_file)  # fmt: skip
+                              program_file=program_file, tags=variant_tags(args.program, origin))  # fmt: skip
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
         print(line, file=sys.stderr)
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
-    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {tracking.ui_command()}")
+    ui = tracking.ui_command(experiment_id=tracking.experiment_id())
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
     return 0
 
 

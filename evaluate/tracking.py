@@ -30,6 +30,18 @@ DEFAULT_STORE_FILE = "mlflow.db"
 # MLflow refuses longer param values; a long one is cut rather than failing the whole run.
 MAX_PARAM_CHARS = 6000
 
+# The figures a comparison is about, as (metric, label, format). MLflow 3.17's runs table has no
+# server-side default columns (the column choice lives in the browser); what it does read from the
+# store is a "shared view": an experiment tag `mlflow.sharedViewState.<key>` opened with
+# `?viewStateShareKey=<key>`. Every CLI prints that link (ui_command), and each run's description
+# (`mlflow.note.content`) repeats the figures rounded; the metrics keep full precision.
+HEADLINE = [("final_accuracy", "final", "{:.3f}"), ("process_macro_cell", "process macro", "{:.3f}"),
+            ("process_micro_cell", "micro", "{:.3f}"), ("lm_calls", "LM calls", "{:.0f}"),
+            ("total_tokens", "tokens", "{:.0f}"), ("cost_usd", "cost $", "{:.4f}"), ("seconds", "s", "{:.1f}"),
+            ("dev_metric", "dev metric", "{:.3f}")]  # fmt: skip
+HEADLINE_TAGS = ["variant", "optimizer", "stage", "compiled_from"]
+VIEW_KEY = "collate-headline"
+
 
 def tracking_uri() -> str:
     """The store runs go to: MLFLOW_TRACKING_URI, else sqlite:///<cwd>/mlflow.db (absolute, so it is printable)."""
@@ -58,7 +70,25 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
     else:
         experiment_id = found.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
+    client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{VIEW_KEY}", json.dumps(headline_view()))
     return experiment_id
+
+
+def headline_view() -> dict:
+    """The runs table with the variant tags and headline metrics as columns, newest first (see HEADLINE)."""
+    columns = ["attributes.`Description`"] + [f"tags.`{t}`" for t in HEADLINE_TAGS]  # Description: rounded
+    return {"selectedColumns": columns + [f"metrics.`{m}`" for m, _, _ in HEADLINE],
+            "orderByKey": "attributes.start_time", "orderByAsc": False}  # fmt: skip
+
+
+def headline_text(metrics: Mapping[str, Any]) -> str:
+    """'final 0.520 · process macro 0.612 · micro 0.640 · LM calls 57 · tokens 12345 · s 41.2', rounded."""
+    parts = []
+    for key, label, fmt in HEADLINE:
+        value = metrics.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            parts.append(f"{label} {fmt.format(value)}")
+    return " · ".join(parts)
 
 
 def flat_params(params: Mapping[str, Any]) -> dict[str, str]:
@@ -91,12 +121,18 @@ class TrackedRun:
         mlflow.log_params({prefix + k: v for k, v in flat_params(params).items()}, run_id=self.run_id)
 
     def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+        """Full precision in the metric; the headline figures, rounded, become the run's description."""
         values = numeric_metrics(metrics)
         if values:
             mlflow.log_metrics(values, step=step, run_id=self.run_id)
+        headline = headline_text(values)
+        if headline and step is None:
+            MlflowClient(tracking_uri()).set_tag(self.run_id, "mlflow.note.content", headline)
 
     def set_tags(self, tags: Mapping[str, Any]) -> None:
-        mlflow.set_tags(flat_params(tags))
+        client = MlflowClient(tracking_uri())
+        for key, value in flat_params(tags).items():
+            client.set_tag(self.run_id, key, value)  # this run's, whichever run is active (autolog opens children)
 
     def log_table(self, rows: list[dict[str, Any]], artifact_file: str = "per_question.json") -> None:
         """One row per question; nested values are JSON text so every column has one type."""
@@ -180,12 +216,23 @@ def runs(experiment: str = DEFAULT_EXPERIMENT) -> list[Any]:
     return client.search_runs([found.experiment_id], order_by=["attributes.start_time DESC"])
 
 
-def ui_command(uri: str | None = None, port: int = 5000) -> str:
+def experiment_id(experiment: str = DEFAULT_EXPERIMENT) -> str | None:
+    found = MlflowClient(tracking_uri()).get_experiment_by_name(experiment)
+    return found.experiment_id if found else None
+
+
+def view_path(experiment_id: str) -> str:
+    """The UI path of the experiment's headline view (the runs table with the comparison's columns)."""
+    return f"/#/experiments/{experiment_id}/runs?viewStateShareKey={VIEW_KEY}"
+
+
+def ui_command(uri: str | None = None, port: int = 5000, experiment_id: str | None = None) -> str:
     """The command that opens the UI on this store in seconds (a single-worker server, no job runner)."""
     uri = uri or tracking_uri()
+    page = view_path(experiment_id) if experiment_id else ""
     if urlparse(uri).scheme in ("http", "https"):
-        return f"open {uri} in a browser"
+        return f"open {uri.rstrip('/')}{page} in a browser"
     return (
         f"MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false .venv/bin/mlflow server --host 127.0.0.1 --port {port} "
-        f"--backend-store-uri {uri} --workers 1   # then open http://127.0.0.1:{port}"
+        f"--backend-store-uri {uri} --workers 1   # then open http://127.0.0.1:{port}{page}"
     )

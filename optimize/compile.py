@@ -6,9 +6,11 @@
 The dataset is split (seeded, stratified by doctype): the optimizer trains on `train` and, where it
 takes one, validates on `dev`; keep `test` for `python -m evaluate.run --split test`. `--stage
 extractor` tunes only the per-document extractor against gold cells (cheap); the saved file is
-always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps LM calls: once
-spent, further calls are refused, the optimizer winds down and whatever it has is saved and marked.
-The compile is one MLflow run; autolog adds the optimizer's evaluations as child runs.
+always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps the requests that
+reach an LM (DSPy cache hits are free and counted apart): the first refused request stops the
+optimizer, the best candidate it had scored is saved, scored on dev and marked. Scoring the saved
+program on dev is counted apart from the cap. The compile is one MLflow run; the optimizer's
+evaluations are child runs under it. The summary says what the compile changed, or "no change".
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ import dspy
 
 from evaluate import tracking
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split
+from optimize import program_diff
+from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
-from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with
+from optimize.optimizers import OPTIMIZERS, OptimizerOptions, get_spec, make_optimizer
+from optimize.program_diff import state_of
 from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 
@@ -106,7 +111,7 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
     reflection_lm = dspy.settings.lm if job.optimizer == "gepa" else None
     options = OptimizerOptions(seed=job.seed, num_threads=job.threads, max_demos=job.max_demos, max_labeled_demos=0,
                                reflection_lm=reflection_lm, extra=optimizer_extra(job, threshold))  # fmt: skip
-    budget = CallBudget(job.max_calls)
+    budget, tracker, start_state = CallBudget(job.max_calls), BestSoFar(valset), state_of(program)
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
     all_params = {**settings.as_params(), "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
                   "max_calls": job.max_calls or "", "threads": job.threads, "max_demos": job.max_demos,
@@ -114,23 +119,27 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
                   "val_examples": len(valset), "dataset_hash": data_hash, **(params or {})}  # fmt: skip
     started = time.perf_counter()
     with tracking.start_run(f"compile {job.optimizer} ({job.stage})", params=all_params,
-                            tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage}) as run:
-        with tracking.dspy_autolog(autolog), enforce(budget):
-            stopped = None
-            try:
-                compiled = compile_with(job.optimizer, metric, student, trainset, valset or None, options)
-            except BudgetExhausted as exc:
-                stopped, compiled = f"budget: {exc}", student
-            except Exception:
-                if not budget.exhausted:
-                    raise
-                stopped, compiled = "budget reached; the optimizer gave up", student
-            if stopped is None and budget.refused:
-                stopped = f"budget of {budget.max_calls} LM calls reached; {budget.refused} calls refused"
+                            tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage,
+                                  "dataset_hash": data_hash}) as run:  # fmt: skip
+        with tracking.dspy_autolog(autolog):
+            optimizer = make_optimizer(job.optimizer, metric, options, len(trainset))
+            logger.info("compiling with %s on %d train / %d val examples", job.optimizer, len(trainset), len(valset))
+            stopped, found = None, None
+            with enforce(budget), tracker.watch():
+                try:
+                    compiled = get_spec(job.optimizer).run(optimizer, student, trainset, valset or None, options)
+                except BudgetExhausted:
+                    compiled, found, stopped = salvage(optimizer, student, tracker, job)
             if stopped:
-                logger.warning("compile stopped early (%s): saving the program as it stands", stopped)
-            dev_score = None if budget.exhausted else evaluate_on(compiled, valset, metric, job.threads)
+                logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
+            dev_budget = CallBudget()  # scoring the result is not optimizing: counted apart, never capped
+            if found is not None and found.on_valset:
+                dev_score = round(found.score, 4)  # the optimizer scored it on dev already: no request spent
+            else:
+                with enforce(dev_budget):
+                    dev_score = evaluate_on(compiled, valset, metric, job.threads)
         whole = merge_into_analyst(program, compiled, job.stage)
+        changes = program_diff.diff(start_state, whole)
         out.parent.mkdir(parents=True, exist_ok=True)
         whole.save(str(out))
         meta = {
@@ -138,18 +147,47 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
             "settings": settings.as_params(), "dataset_hash": data_hash, "dataset_items": len(items),
             "train_examples": len(trainset), "val_examples": len(valset), "threshold": threshold,
             "scores": {"dev_metric": dev_score, "metric": metric.__name__}, "budget": budget.summary(),
-            "stopped_early": stopped, "seconds": round(time.perf_counter() - started, 2),
+            "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
+            "stopped_early": stopped, "changes": program_diff.as_record(changes),
+            "seconds": round(time.perf_counter() - started, 2),
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "dspy_version": dspy.__version__,
             "predictors": [name for name, _ in whole.named_predictors()], "mlflow_run_id": run.run_id,
         }  # fmt: skip
         sidecar = sidecar_path(out)
         sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
-        run.log_metrics({"dev_metric": dev_score, **budget.summary(), "seconds": meta["seconds"],
-                         "stopped_early": stopped is not None})  # fmt: skip
+        run.log_metrics({"dev_metric": dev_score, **budget.summary(), "dev_lm_calls": dev_budget.calls,
+                         "dev_cache_hits": dev_budget.cache_hits, "seconds": meta["seconds"],
+                         "stopped_early": stopped is not None, "changed_predictors": len(changes),
+                         "demos_added": meta["changes"]["demos_added"]})  # fmt: skip
+        run.set_tags({"program_change": meta["changes"]["summary"], "budget_hit": budget.exhausted,
+                      "stopped_early": stopped or ""})  # fmt: skip
         run.log_artifact(out)
         run.log_artifact(sidecar)
         run.log_program(whole)
     return CompileResult(whole, meta, run.run_id)
+
+
+def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob):
+    """(program, Candidate or None, reason) when the budget stopped the optimizer: the best it had found."""
+    cap = f"LM call cap of {job.max_calls} requests reached"
+    found = tracker.best()
+    if found is not None:
+        where = "on the dev set" if found.on_valset else f"on {found.examples} example(s)"
+        return (adopt(student, found.state), found,
+                f"{cap}; saved the best candidate found so far ({found.source} {where}: {found.score:.3f})")
+    kept = bootstrapped_demos(optimizer, student, job.max_demos) if job.optimizer == "bootstrap" else None
+    if kept is not None:
+        return kept, None, f"{cap}; saved the demos bootstrapped so far"
+    return student, None, f"{cap} before any candidate was scored; saved the starting program"
+
+
+def budget_line(meta: dict) -> str:
+    """'dev metric 0.52; LM requests 300 of 300 (cache hits 41, 12 refused); dev scoring 0 requests (24 cache hits)'."""
+    b, dev = meta["budget"], meta["dev_scoring"]
+    cap = f" of {b['max_calls']}" if b["max_calls"] else ""
+    refused = f", {b['refused_calls']} refused" if b["refused_calls"] else ""
+    return (f"dev metric {meta['scores']['dev_metric']}; LM requests {b['lm_calls']}{cap} (cache hits "
+            f"{b['cache_hits']}{refused}); dev scoring {dev['lm_calls']} requests ({dev['cache_hits']} cache hits)")
 
 
 def optimizer_extra(job: CompileJob, threshold: float) -> dict:
@@ -179,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="where to save the compiled program (compiled.json)")
     p.add_argument("--stage", choices=["program", "extractor"], default="program",
                    help="tune the whole program (default) or only the extractor against gold cells")
-    p.add_argument("--max-calls", type=int, help="cap on LM calls for the whole compile (default: no cap)")
+    p.add_argument("--max-calls", type=int, help="cap on the optimizer's LM requests; cache hits are free "
+                   "(default: no cap)")
     p.add_argument("--seed", type=int, default=0, help="split and optimizer seed (default 0)")
     p.add_argument("--limit", type=int, help="at most N training (and N validation) examples")
     p.add_argument("--threads", type=int, default=2, help="examples evaluated at once (default 2)")
@@ -224,13 +263,14 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     meta = result.meta
-    budget = meta["budget"]
     print(f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
           f"{meta['train_examples']} train / {meta['val_examples']} dev examples)")
-    print(f"dev metric {meta['scores']['dev_metric']}; LM calls {budget['lm_calls']}"
-          + (f" of {budget['max_calls']}" if budget["max_calls"] else "")
-          + (f"; stopped early: {meta['stopped_early']}" if meta["stopped_early"] else ""))
-    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}")
+    print(budget_line(meta))
+    print(f"changes: {meta['changes']['summary']}")
+    if meta["stopped_early"]:
+        print(f"stopped early: {meta['stopped_early']}")
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
+          f"{tracking.ui_command(experiment_id=tracking.experiment_id())}")
     print(f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
           f"--split test --seed {args.seed}")
     return 0

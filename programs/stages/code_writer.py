@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.stages.spans import SandboxRun
 from programs.stages.warm_sandbox import WarmSandboxes
 from signatures.code_writer import FixAnalysisCode, WriteAnalysisCode
 
@@ -84,7 +85,7 @@ class CodeWriter(dspy.Module):
 
     def execute(self, sandbox, code: str, records: list[dict], attempts: list[dict]):
         late = records if sandbox.records is None else None  # one warm_up() started before the records
-        outcome = sandbox.run(code, self.timeout, records=late)
+        outcome = SandboxRun(sandbox, late)(code=code, timeout=self.timeout, late_records=len(late or []))  # a span
         attempts.append({"code": code, "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
                          "limit": outcome.limit})  # fmt: skip
         if not outcome.ok:

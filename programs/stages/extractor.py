@@ -20,6 +20,7 @@ import dspy
 
 from programs.runtime.facts import Merge, Reuse
 from programs.stages.planner import column_name, fields_of
+from programs.stages.spans import PassageRetriever
 from programs.stages.verification import checked, feedback_for
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
@@ -76,6 +77,7 @@ class DocumentExtractor(dspy.Module):
         self.store, self.facts, self.k, self.concurrency = store, facts, k, concurrency
         self.matcher, self.any_model, self.repair = matcher, any_model, repair
         self.extract = dspy.Predict(ExtractFacts)
+        self.retrieve = PassageRetriever(store)  # a module so traces show each search (no predictor)
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
@@ -149,7 +151,7 @@ class DocumentExtractor(dspy.Module):
         queries = [field_query(f) for f in job.missing] + [sq.query for sq in job.subqueries]
         seen, texts = set(), []
         for query in queries:
-            for p in self.store.search(job.doc.id, query, k=self.k):
+            for p in self.retrieve(document=job.doc.id, query=query, k=self.k).passages:
                 key = (p.page, p.text)
                 if key not in seen:
                     seen.add(key)

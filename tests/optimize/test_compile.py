@@ -69,15 +69,63 @@ def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run
                               "--no-progress", "--no-autolog"]) == 0  # fmt: skip
 
 
-def test_max_calls_caps_the_compile_and_still_saves(small_corpus, brain_server, tmp_path):
+def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(small_corpus, brain_server, tmp_path, caplog, capsys):
+    """Issue 12 item 2: one log line, the result saved and scored on dev, the cap said in summary and MLflow."""
     out = tmp_path / "capped.json"
     assert _compile(small_corpus, out, "--optimizer", "bootstrap", "--limit", "3", "--max-calls", "5",
                     "--no-autolog") == 0
     meta = json.loads((tmp_path / "capped.meta.json").read_text())
-    assert meta["budget"]["lm_calls"] == 5 and meta["budget"]["refused_calls"] > 0
-    assert meta["budget"]["budget_exhausted"] and "budget" in meta["stopped_early"]
-    assert brain_server.calls <= 5, "the fake endpoint saw more calls than the cap"
+    assert meta["budget"]["lm_calls"] == 5 and meta["budget"]["refused_calls"] >= 1
+    assert meta["budget"]["budget_exhausted"] and "cap of 5 requests reached" in meta["stopped_early"]
+    assert meta["scores"]["dev_metric"] is not None, "the saved program was not scored on dev"
+    # Every request the fake endpoint saw is counted: 5 by the optimizer, the rest by scoring on dev.
+    assert brain_server.calls == 5 + meta["dev_scoring"]["lm_calls"]
     assert out.is_file()
+    printed = capsys.readouterr()
+    assert "stopped early: LM call cap of 5 requests reached" in printed.out
+    assert "BudgetExhausted" not in printed.err and "Traceback" not in printed.err
+    budget_lines = [r for r in caplog.records if "cap of 5" in r.getMessage() or "budget" in r.getMessage().lower()]
+    assert len(budget_lines) == 1, [r.getMessage()[:120] for r in budget_lines]
+    run = MlflowClient(tracking.tracking_uri()).get_run(meta["mlflow_run_id"])
+    assert run.data.tags["budget_hit"] == "True" and run.data.metrics["budget_exhausted"] == 1.0
+    assert run.data.metrics["dev_metric"] == meta["scores"]["dev_metric"]
+
+
+def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_path, monkeypatch, capsys):
+    """Issue 12 item 1: cache hits cost nothing, are not charged, and a cap cannot stop them."""
+    monkeypatch.setenv("COLLATE_CACHE", "true")
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+    args = ("--optimizer", "bootstrap", "--limit", "2", "--max-demos", "1", "--threshold", "0", "--no-autolog")
+    assert _compile(small_corpus, tmp_path / "first.json", *args) == 0
+    first = json.loads((tmp_path / "first.meta.json").read_text())
+    sent = brain_server.calls
+    assert sent == first["budget"]["lm_calls"] + first["dev_scoring"]["lm_calls"] > 0
+    capsys.readouterr()
+    cap = first["budget"]["lm_calls"] // 2  # charged per call, the rerun would be stopped half-way
+    assert _compile(small_corpus, tmp_path / "again.json", *args, "--max-calls", str(cap)) == 0
+    again = json.loads((tmp_path / "again.meta.json").read_text())
+    assert brain_server.calls == sent, "the identical rerun sent requests"
+    assert again["budget"]["lm_calls"] == 0 and again["budget"]["cache_hits"] == first["budget"]["lm_calls"]
+    assert not again["budget"]["budget_exhausted"] and again["stopped_early"] is None
+    assert again["scores"]["dev_metric"] == first["scores"]["dev_metric"]
+    assert f"LM requests 0 of {cap} (cache hits {first['budget']['lm_calls']})" in capsys.readouterr().out
+
+
+def test_the_summary_says_what_changed_or_that_nothing_did(small_corpus, brain_server, tmp_path, capsys):
+    """Issue 12 item 4: a compile that kept no demo and no new instruction says 'no change'."""
+    base = ("--optimizer", "bootstrap", "--limit", "2", "--max-demos", "1", "--no-autolog")
+    assert _compile(small_corpus, tmp_path / "none.json", *base, "--threshold", "1.01") == 0  # nothing passes
+    none = json.loads((tmp_path / "none.meta.json").read_text())
+    assert none["changes"]["changed_predictors"] == 0 and none["changes"]["summary"].startswith("no change")
+    assert "changes: no change" in capsys.readouterr().out
+    assert _compile(small_corpus, tmp_path / "some.json", *base, "--threshold", "0") == 0
+    some = json.loads((tmp_path / "some.meta.json").read_text())
+    state = json.loads((tmp_path / "some.json").read_text())
+    with_demos = {p for p in PREDICTORS if state[p]["demos"]}
+    assert {c["predictor"] for c in some["changes"]["predictors"]} == with_demos != set()
+    assert some["changes"]["demos_added"] == sum(len(state[p]["demos"]) for p in PREDICTORS)
+    assert f"changes: {some['changes']['summary']}" in capsys.readouterr().out
+    assert all(f"{p} +1 demo" in some["changes"]["summary"] for p in with_demos)  # --max-demos 1
 
 
 def test_extractor_stage_tunes_only_the_extractor(small_corpus, tmp_path):

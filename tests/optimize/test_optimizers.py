@@ -5,6 +5,7 @@ from __future__ import annotations
 import dspy
 import pytest
 
+from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with, make_optimizer
 
@@ -68,20 +69,55 @@ def test_budget_counts_every_call_and_refuses_past_the_cap(rule_lm):
     assert rule_lm.rule_engine.calls == 3
 
 
-def test_budget_stops_a_compile_cleanly(rule_lm, toy):
+def test_budget_stops_a_compile_at_the_first_refusal_and_keeps_the_demos_so_far(rule_lm, toy):
     budget = CallBudget(max_calls=3)
+    optimizer = make_optimizer("bootstrap", toy["metric"])
+    student = toy["program"]()
+    with enforce(budget), pytest.raises(BudgetExhausted):
+        optimizer.compile(student, trainset=toy["examples"](10))
+    assert rule_lm.rule_engine.calls == 3 and budget.refused == 1, "refused calls went on after the first"
+    kept = bootstrapped_demos(optimizer, student, max_demos=4)
+    assert kept is not None and 0 < len(kept.demos) <= 3 and not student.demos
+
+
+def test_cache_hits_are_free_and_counted_apart(toy):
+    """Issue 12 item 1: an identical rerun sent 0 requests and was charged 57; a cap stopped a free compile."""
+    from tests.optimize.conftest import RuleEngine
+
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
+    engine = RuleEngine()
+    dspy.configure(lm=dspy.LM("fake/rule", engine=engine, cache=True, num_retries=0))
+    program = dspy.Predict("question -> answer")
+    budget = CallBudget(max_calls=2)
     with enforce(budget):
-        compiled = compile_with("bootstrap", toy["metric"], toy["program"](), toy["examples"](10))
-    assert rule_lm.rule_engine.calls == 3
-    assert budget.refused > 0
-    assert len(compiled.demos) <= 4
+        for _ in range(5):  # two real requests, then eight answers from the cache
+            program(question="one a")
+            program(question="two b")
+    assert engine.calls == 2
+    assert budget.summary() == {"lm_calls": 2, "cache_hits": 8, "max_calls": 2, "refused_calls": 0,
+                                "budget_exhausted": False}  # fmt: skip
+    with enforce(budget), pytest.raises(BudgetExhausted):  # a new prompt past the cap is refused
+        program(question="three c")
 
 
-def test_budget_without_a_cap_only_counts():
-    budget = CallBudget()
-    for _ in range(50):
-        budget.charge("openai/m")
-    assert budget.summary() == {"lm_calls": 50, "max_calls": None, "refused_calls": 0, "budget_exhausted": False}
+def test_mipro_stops_at_the_cap_and_its_best_trial_is_kept(rule_lm, toy):
+    """Issue 12 item 2: MIPROv2 ran all its trials on refused calls and the best trial was lost."""
+    train, val = toy["examples"](4), toy["examples"](8)[4:]
+    options = OptimizerOptions(num_threads=2, extra={"auto": None, "num_candidates": 3},
+                               compile_extra={"num_trials": 10})  # fmt: skip
+    uncapped = CallBudget()
+    with enforce(uncapped):
+        compile_with("mipro", toy["metric"], toy["program"](), train, val, options=options)
+    budget, tracker = CallBudget(max_calls=uncapped.calls // 2), BestSoFar(val)
+    rule_lm.rule_engine.calls = 0
+    with enforce(budget), tracker.watch(), pytest.raises(BudgetExhausted):
+        compile_with("mipro", toy["metric"], toy["program"](), train, val, options=options)
+    assert rule_lm.rule_engine.calls == budget.calls == uncapped.calls // 2
+    assert budget.refused <= options.num_threads, "trials went on after the cap"
+    best = tracker.best()
+    assert best is not None and best.on_valset and best.score == 1.0, "a trial scored 1.0 on dev before the cap"
+    program = adopt(toy["program"](), best.state)
+    assert program.demos and _score(program, val, toy["metric"]) == 1.0
 
 
 def test_budget_rejects_a_nonsense_cap():
