@@ -18,7 +18,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # A user's real LM settings must never leak into a test run.
 for _name in list(os.environ):
-    if _name.startswith("COLLATE_") or _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+    # COLLATE_REALDOCS only says where the shared real filings are (tests skip without them)
+    if (_name.startswith("COLLATE_") and _name != "COLLATE_REALDOCS") or _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         del os.environ[_name]
 
 import dspy  # noqa: E402
