@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from retrievers.pdf import Page, is_han
-from retrievers.statements import column_header, statement_kind, statement_title, unit_line
+from retrievers.statements import amount_line, column_header, statement_kind, statement_title, unit_line
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
 CHUNKER_VERSION = 4
@@ -56,8 +56,8 @@ def is_heading(line: str) -> bool:
     if not line or len(line) > MAX_HEADING_CHARS or _SENTENCE_END.search(line):
         return False
     if _HEADING.match(line):
-        # "1,234,567" or "2022 | ..." are numbers, not numbered headings
-        return not re.match(r"^[\d,.\s%$|-]+$", line) and "|" not in line
+        # "1,234,567", "2022 | ..." or "2017 2016 (1)" (column headers) are numbers, not numbered headings
+        return not re.match(r"^[\d,.\s%$|-]+$", line) and "|" not in line and not column_header(line)
     if statement_title(line):  # "Consolidated Statement of Cash Flows"
         return True
     # "CONSOLIDATED BALANCE SHEETS (in thousands)": upper case once the parenthetical is set aside
@@ -91,7 +91,7 @@ class _Builder:
         self.context: dict[str, str] = {}
         self.lines: list[str] = []
         self.size = 0.0
-        self.first_page = self.last_page = self.statement_page = 0
+        self.first_page = self.last_page = self.statement_page = self.context_page = 0
 
     def heading(self, line: str, page: int) -> bool:
         """Open a section at `line`; False when it is only a sub-heading inside a statement."""
@@ -106,12 +106,21 @@ class _Builder:
             self.statement_page = page
         return True
 
-    def note(self, line: str) -> None:
+    def note(self, line: str, page: int) -> None:
         """Remember a unit line or a column header line that heads the lines after it."""
         if unit_line(line):
             self.context["unit"] = line.strip()
+            self.context_page = page
         elif column_header(line):
             self.context["columns"] = line.strip()
+            self.context_page = page
+
+    def page_break(self, page: int) -> None:
+        """A table's head carries over to the next page (a statement's second page), not further."""
+        if page - max(self.context_page, self.statement_page) > 1:
+            if self.context.get("kind"):
+                self.section = ""  # the statement ended: its title would head the notes after it
+            self.context = {}
 
     def add(self, line: str, page: int, kind: str = "text", header: str = "") -> None:
         for piece in _split_long(line):
@@ -127,7 +136,9 @@ class _Builder:
     def flush(self, kind: str = "text", header: str = "") -> None:
         if not self.lines:
             return
-        context = [self.context.get(k, "") for k in ("kind", "unit", "columns")]
+        # the unit and the column headers only where they head amounts, not prose after a table
+        keys = ("kind", "unit", "columns") if sum(map(amount_line, self.lines)) >= 2 else ("kind",)
+        context = [self.context.get(k, "") for k in keys]
         prefix = []
         for p in [self.section, *context, header]:
             if p and p not in prefix and p not in self.lines:
@@ -182,6 +193,7 @@ def chunk_pages(pages: list[Page]) -> list[Chunk]:
     """Split at headings and around tables; text may run across a page break within a section."""
     b = _Builder()
     for page in pages:
+        b.page_break(page.number)
         for block in page.blocks:
             if block.kind == "table":
                 b.flush()
@@ -191,7 +203,7 @@ def chunk_pages(pages: list[Page]) -> list[Chunk]:
                 continue
             for line in block.lines:
                 if not (is_heading(line) and b.heading(line, page.number)):
-                    b.note(line)
+                    b.note(line, page.number)
                 b.add(line, page.number)
     b.flush()
     return b.chunks

@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 RRF_K = 60  # the usual constant: ranks matter, raw score scales of the two sides do not
 MODES = ("hybrid", "dense", "bm25")
+# Search terms are what a filing prints, more specific than a field's description: a chunk first by
+# the terms and third by the description beats one first by the description and unmatched by the
+# terms. A design choice, not a tuned figure (no question set with planner terms exists yet).
+TERMS_WEIGHT = 1.5
 
 
 # MiniLM is English-centric: on Chinese queries its ranking is close to noise (dense-only recall@5 0.28
@@ -80,7 +84,7 @@ def fuse_terms(description: np.ndarray, terms: np.ndarray) -> np.ndarray:
     for scores in (description, terms):
         pool = np.flatnonzero(scores > 0) if scores.min() >= 0 else np.arange(len(scores))
         rankings.append(pool[np.argsort(-scores[pool], kind="stable")])
-    return rrf(rankings, len(description))
+    return rrf(rankings, len(description), weights=[1.0, TERMS_WEIGHT])
 
 
 class DocumentIndex:
@@ -192,7 +196,7 @@ class DocumentIndex:
         `terms` are words the filing would print for what is sought, beside the description: line
         items ("Purchases of property and equipment") and the statement ("cash flow statement").
         They are ranked as a second query on the same side(s) and fused with the description's
-        ranking with equal weight, so a chunk that prints them rises without the description's
+        ranking (weight TERMS_WEIGHT), so a chunk that prints them rises without the description's
         own matches being drowned (see `fuse_terms`).
         """
         if mode not in MODES:

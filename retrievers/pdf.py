@@ -108,7 +108,15 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
 
 
 def _running_key(line: str) -> str:
-    return re.sub(r"\d+", "#", line.strip())
+    """Digits as "#", a page number before or after words dropped: "38 Verizon 2022 Annual Report" on even
+    pages and "Verizon 2022 Annual Report 39" on odd ones are one running line (each is on half the pages)."""
+    tokens = re.sub(r"\d+", "#", line).split()
+    if any(ch.isalpha() for ch in line):  # a bare number ("38", "2022 2021") keeps its shape
+        while tokens and tokens[0] == "#":
+            tokens.pop(0)
+        while tokens and tokens[-1] == "#":
+            tokens.pop()
+    return " ".join(tokens)
 
 
 def _drop_running_lines(pages: list[Page]) -> None:

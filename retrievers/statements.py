@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import re
 
-# The usual names of each primary statement (US GAAP / IFRS wording), matched on the printed title.
+# The usual names of each primary statement (US GAAP / IFRS wording), matched on the printed title,
+# and the textbook analysis measures computed from it (liquidity ratios from the balance sheet, margins
+# from the income statement, capital expenditure and free cash flow from the cash flow statement): a
+# reader asks for "the quick ratio" or "operating margin", a filing prints the statement those come from.
 _KINDS = (
     (re.compile(r"comprehensive (income|loss)", re.I), "statement of comprehensive income"),
     (
         re.compile(r"balance sheets?|financial (position|condition)", re.I),
-        "balance sheet, statement of financial position",
+        "balance sheet, statement of financial position; working capital, current ratio, quick ratio, "
+        "liquidity, debt, leverage",
     ),
     (
         re.compile(r"cash flows?", re.I),
-        "cash flow statement, statement of cash flows",
+        "cash flow statement, statement of cash flows; operating cash flow, capital expenditure (capex), "
+        "free cash flow, depreciation and amortization",
     ),
     (
         re.compile(r"(stock|share)holders'?’?\s*(equity|deficit)|changes in (equity|net assets)|\bequity\b", re.I),
@@ -31,12 +36,13 @@ _KINDS = (
     ),
     (
         re.compile(r"\b(operations|income|earnings|profit or loss|loss)\b", re.I),
-        "income statement, statement of operations, profit and loss",
+        "income statement, statement of operations, profit and loss; revenue growth, gross margin, "
+        "operating income, operating margin, net income, EBITDA",
     ),
 )
 
 _TITLE = re.compile(
-    r"^(condensed\s+)?(consolidated\s+)?(combined\s+)?"
+    r"^(?=[A-Z])(condensed\s+)?(consolidated\s+)?(combined\s+)?"
     r"(statements?\s+of\s+[A-Za-z ,'’()/-]+|balance\s+sheets?)"
     r"(\s*\((continued|unaudited)\))*$",
     re.I,
@@ -53,9 +59,20 @@ MAX_HEADER_WORDS = 16
 
 
 def statement_title(line: str) -> bool:
-    """ "Consolidated Statement of Cash Flows", "CONDENSED BALANCE SHEETS (Unaudited)"."""
+    """ "Consolidated Statement of Cash Flows", "CONDENSED BALANCE SHEETS (Unaudited)": a title, so it
+    starts with a capital and does not run on into a sentence ("... statements of operations and")."""
     line = line.strip()
-    return len(line.split()) <= 10 and bool(_TITLE.match(line))
+    words = line.split()
+    return (
+        len(words) <= 10
+        and words[-1].lower() not in ("and", "of", "the", "in", "to", "for")
+        and bool(_TITLE.match(line))
+    )
+
+
+def amount_line(line: str) -> bool:
+    """A row that states amounts: a label or not, and at least one number like 1,234 / (5.6) / 12.3%."""
+    return sum(1 for t in line.split() if _AMOUNT.search(t)) >= 1
 
 
 def statement_kind(title: str) -> str:
