@@ -117,7 +117,8 @@ class _Builder:
 
     def page_break(self, page: int) -> None:
         """A table's head carries over to the next page (a statement's second page), not further."""
-        if page - max(self.context_page, self.statement_page) > 1:
+        if self.context and page - max(self.context_page, self.statement_page) > 1:
+            self.flush()  # the lines before the break still belong under this head
             if self.context.get("kind"):
                 self.section = ""  # the statement ended: its title would head the notes after it
             self.context = {}

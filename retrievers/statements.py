@@ -54,7 +54,8 @@ _UNIT = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"^(fy)?(19|20)\d\d[,.年]?$", re.I)
-_AMOUNT = re.compile(r"\d[\d,]*\.\d|\d,\d{3}|^\(\d|%$|^\$\d")
+# 1,234 / 12.5 / (5,207) / (12) / 15% / $3: an amount; "(1)" is a footnote mark, not one
+_AMOUNT = re.compile(r"\d[\d,]*\.\d|\d,\d{3}|^\(\d[\d,.]*\d|%$|^\$\d")
 MAX_HEADER_WORDS = 16
 
 
