@@ -13,7 +13,7 @@ from retrievers.pdf import Page, is_han
 from retrievers.statements import amount_line, column_header, statement_kind, statement_title, unit_line
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 4
+CHUNKER_VERSION = 5
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece, an
 # English word of ~5 letters about one: so ASCII characters count ASCII_WEIGHT of a character toward
 # TARGET_CHARS and an English chunk holds ~2x the characters of a Chinese one (~840, ~200 pieces).
@@ -45,6 +45,10 @@ class Chunk:
     page_end: int
     section: str = ""
     kind: str = "text"  # "text" or "table"
+    # words a reader may search this chunk by that it does not print: the usual names of its statement
+    # ("balance sheet" for "Statement of Financial Position"). BM25 indexes them; MiniLM does not embed
+    # them (a long shared line made every chunk of a statement alike to it) and readers never see them.
+    terms: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -57,7 +61,14 @@ def is_heading(line: str) -> bool:
         return False
     if _HEADING.match(line):
         # "1,234,567", "2022 | ..." or "2017 2016 (1)" (column headers) are numbers, not numbered headings
-        return not re.match(r"^[\d,.\s%$|-]+$", line) and "|" not in line and not column_header(line)
+        # nor is a row of amounts that wrapped to start with a number ("4.200 % July 2052 $ 500")
+        return (
+            not re.match(r"^[\d,.\s%$|-]+$", line)
+            and "|" not in line
+            and not column_header(line)
+            and not re.search(r"[$%％]", line)
+            and sum(map(amount_line, line.split())) < 2
+        )
     if statement_title(line):  # "Consolidated Statement of Cash Flows"
         return True
     # "CONSOLIDATED BALANCE SHEETS (in thousands)": upper case once the parenthetical is set aside
@@ -138,14 +149,15 @@ class _Builder:
         if not self.lines:
             return
         # the unit and the column headers only where they head amounts, not prose after a table
-        keys = ("kind", "unit", "columns") if sum(map(amount_line, self.lines)) >= 2 else ("kind",)
+        keys = ("unit", "columns") if sum(map(amount_line, self.lines)) >= 2 else ()
         context = [self.context.get(k, "") for k in keys]
         prefix = []
         for p in [self.section, *context, header]:
             if p and p not in prefix and p not in self.lines:
                 prefix.append(p)
         text = "\n".join(prefix + [_join_wrapped(self.lines)] if kind == "text" else prefix + self.lines)
-        self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind))
+        terms = self.context.get("kind", "")
+        self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind, terms))
         self.lines, self.size = [], 0.0
 
 

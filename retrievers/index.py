@@ -125,9 +125,8 @@ class DocumentIndex:
             "content_hash": content_hash,
             "chunks": len(chunks),
         }
-        return cls(
-            doc_id, chunks, dense, LexicalIndex.build([c.text for c in chunks], tokenizer), embedder, meta
-        )
+        lexical = LexicalIndex.build([f"{c.text}\n{c.terms}" if c.terms else c.text for c in chunks], tokenizer)
+        return cls(doc_id, chunks, dense, lexical, embedder, meta)
 
     # ---- persistence ----------------------------------------------------------------------
     def save(self, folder: str | Path) -> None:

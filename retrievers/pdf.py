@@ -154,7 +154,11 @@ def _load_error(path: Path, exc: pdfium.PdfiumError) -> ParseError:
         return ParseError("empty", "the PDF has no pages", "check the file is the right one")
     if code == pdfium_c.FPDF_ERR_SECURITY:
         return ParseError("encrypted", "unsupported security handler", "supply a decrypted copy")
-    return ParseError("corrupt", f"cannot be read as PDF ({exc})", "re-download the file or repair it (qpdf)")
+    return ParseError(
+        "corrupt",
+        f"cannot be read as PDF, the file is damaged or cut short ({exc})",
+        f"re-download the file, or repair it with `qpdf {path.name} repaired.pdf` and index the repaired copy",
+    )
 
 
 def _parse_page(pdf, index: int) -> Page:

@@ -55,18 +55,30 @@ def test_statement_rows_carry_title_unit_and_fiscal_years_far_above_them():
     assert "(In thousands, except par value)" in text
     assert "2015 2014" in text
     # the usual names of the statement come with it, so "statement of financial position" finds it
-    assert "statement of financial position" in text
+    assert "statement of financial position" in rows[0].terms
     # dot leaders between label and value are gone
     assert "....." not in text
 
 
 @needs_realdocs
-def test_second_page_of_a_statement_keeps_its_head():
+def test_every_row_chunk_of_a_statement_carries_its_fiscal_years():
+    from retrievers.statements import amount_line
+
     chunks = chunk_pages(parse_pdf(_pdf("AMAZON_2017_10K")).pages)
-    on_statement = [c for c in chunks if "cash flow statement" in c.text]
-    assert on_statement, "no chunk was recognised as part of the cash flow statement"
-    # every chunk of the statement states the period its numbers are for
-    assert all(any(y in c.text for y in ("2017", "2016")) for c in on_statement)
+    on_statement = [c for c in chunks if "cash flow statement" in c.terms]
+    rows = [c for c in on_statement if sum(map(amount_line, c.text.splitlines())) >= 2]
+    assert len(rows) >= 3, "the cash flow statement was not recognised"
+    # the years head the statement once; every chunk of its rows states them
+    assert all("2015 2016 2017" in c.text and "(in millions)" in c.text for c in rows)
+
+
+@needs_realdocs
+@pytest.mark.slow
+def test_second_page_of_a_statement_keeps_its_head():
+    chunks = chunk_pages(parse_pdf(_pdf("PEPSICO_2022_10K")).pages)
+    row = next(c for c in chunks if "Cash dividends paid" in c.text and c.page == 65)
+    assert "Consolidated Statement of Cash Flows" in row.text and "(in millions)" in row.text
+    assert "2022 2021 2020" in row.text and "cash flow statement" in row.terms
 
 
 @needs_realdocs
