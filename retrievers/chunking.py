@@ -10,12 +10,18 @@ import re
 from dataclasses import asdict, dataclass
 
 from retrievers.pdf import Page, is_han
+from retrievers.statements import amount_line, column_header, statement_kind, statement_title, unit_line
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 3
-# Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece.
+CHUNKER_VERSION = 5
+# Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece, an
+# English word of ~5 letters about one: so ASCII characters count ASCII_WEIGHT of a character toward
+# TARGET_CHARS and an English chunk holds ~2x the characters of a Chinese one (~840, ~200 pieces).
+# Measured on the FinanceBench dev filings: chunks per page 11 -> ~5.5, which halves MiniLM's time,
+# the largest part of an English build once parsing is fast (bench/README.md).
 TARGET_CHARS = 420
 MAX_CHARS = 700
+ASCII_WEIGHT = 0.5
 MAX_HEADING_CHARS = 60
 MIN_WRAPPED_CHARS = 20  # shorter lines ended where the writer ended them, not at the margin
 
@@ -39,6 +45,10 @@ class Chunk:
     page_end: int
     section: str = ""
     kind: str = "text"  # "text" or "table"
+    # words a reader may search this chunk by that it does not print: the usual names of its statement
+    # ("balance sheet" for "Statement of Financial Position"). BM25 indexes them; MiniLM does not embed
+    # them (a long shared line made every chunk of a statement alike to it) and readers never see them.
+    terms: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -50,39 +60,105 @@ def is_heading(line: str) -> bool:
     if not line or len(line) > MAX_HEADING_CHARS or _SENTENCE_END.search(line):
         return False
     if _HEADING.match(line):
-        # "1,234,567" or "2022 | ..." are numbers, not numbered headings
-        return not re.match(r"^[\d,.\s%$|-]+$", line) and "|" not in line
+        # "1,234,567", "2022 | ..." or "2017 2016 (1)" (column headers) are numbers, not numbered headings
+        # nor is a row of amounts that wrapped to start with a number ("4.200 % July 2052 $ 500")
+        return (
+            not re.match(r"^[\d,.\s%$|-]+$", line)
+            and "|" not in line
+            and not column_header(line)
+            and not re.search(r"[$%％]", line)
+            and sum(map(amount_line, line.split())) < 2
+        )
+    if statement_title(line):  # "Consolidated Statement of Cash Flows"
+        return True
     # "CONSOLIDATED BALANCE SHEETS (in thousands)": upper case once the parenthetical is set aside
     title = re.sub(r"\([^)]*\)", "", line)
     letters = re.sub(r"[^A-Za-z]", "", title)
     return len(letters) >= 4 and letters.isupper() and len(title.split()) <= 8
 
 
+def _sub_heading(line: str, pages_after_title: int) -> bool:
+    """ "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY" under a statement's title (on its page or the
+    next): a part of the statement, not a new section. A numbered heading ("Item 8.", "Note 3") or the
+    notes' title ends the statement."""
+    return (
+        pages_after_title <= 1
+        and not _HEADING.match(line)
+        and not re.match(r"notes?\b", line, re.I)
+    )
+
+
+def _weight(text: str) -> float:
+    ascii_chars = sum(1 for ch in text if ch.isascii())
+    return len(text) - (1 - ASCII_WEIGHT) * ascii_chars
+
+
 class _Builder:
     def __init__(self):
         self.chunks: list[Chunk] = []
         self.section = ""
+        # what heads the table the lines belong to: the usual names of the section's statement, its
+        # unit line and its column headers; kept until the next heading, across page breaks
+        self.context: dict[str, str] = {}
         self.lines: list[str] = []
-        self.size = 0
-        self.first_page = self.last_page = 0
+        self.size = 0.0
+        self.first_page = self.last_page = self.statement_page = self.context_page = 0
+
+    def heading(self, line: str, page: int) -> bool:
+        """Open a section at `line`; False when it is only a sub-heading inside a statement."""
+        line = line.strip()
+        kind = statement_kind(line)
+        if not kind and self.context.get("kind") and _sub_heading(line, page - self.statement_page):
+            return False
+        self.flush()
+        self.section = line
+        self.context = {"kind": kind} if kind else {}
+        if kind:
+            self.statement_page = page
+        return True
+
+    def note(self, line: str, page: int) -> None:
+        """Remember a unit line or a column header line that heads the lines after it."""
+        if unit_line(line):
+            self.context["unit"] = line.strip()
+            self.context_page = page
+        elif column_header(line):
+            self.context["columns"] = line.strip()
+            self.context_page = page
+
+    def page_break(self, page: int) -> None:
+        """A table's head carries over to the next page (a statement's second page), not further."""
+        if self.context and page - max(self.context_page, self.statement_page) > 1:
+            self.flush()  # the lines before the break still belong under this head
+            if self.context.get("kind"):
+                self.section = ""  # the statement ended: its title would head the notes after it
+            self.context = {}
 
     def add(self, line: str, page: int, kind: str = "text", header: str = "") -> None:
         for piece in _split_long(line):
-            if self.lines and self.size + len(piece) > TARGET_CHARS:
+            weight = _weight(piece)
+            if self.lines and self.size + weight > TARGET_CHARS:
                 self.flush(kind, header)
             if not self.lines:
                 self.first_page = page
             self.lines.append(piece)
-            self.size += len(piece) + 1
+            self.size += weight + 1
             self.last_page = page
 
     def flush(self, kind: str = "text", header: str = "") -> None:
         if not self.lines:
             return
-        prefix = [p for p in (self.section, header) if p and p != self.lines[0]]
+        # the unit and the column headers only where they head amounts, not prose after a table
+        keys = ("unit", "columns") if sum(map(amount_line, self.lines)) >= 2 else ()
+        context = [self.context.get(k, "") for k in keys]
+        prefix = []
+        for p in [self.section, *context, header]:
+            if p and p not in prefix and p not in self.lines:
+                prefix.append(p)
         text = "\n".join(prefix + [_join_wrapped(self.lines)] if kind == "text" else prefix + self.lines)
-        self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind))
-        self.lines, self.size = [], 0
+        terms = self.context.get("kind", "")
+        self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind, terms))
+        self.lines, self.size = [], 0.0
 
 
 def _wrapped(prev: str, line: str) -> bool:
@@ -130,6 +206,7 @@ def chunk_pages(pages: list[Page]) -> list[Chunk]:
     """Split at headings and around tables; text may run across a page break within a section."""
     b = _Builder()
     for page in pages:
+        b.page_break(page.number)
         for block in page.blocks:
             if block.kind == "table":
                 b.flush()
@@ -138,9 +215,8 @@ def chunk_pages(pages: list[Page]) -> list[Chunk]:
                 b.flush("table", block.header)
                 continue
             for line in block.lines:
-                if is_heading(line):
-                    b.flush()
-                    b.section = line.strip()
+                if not (is_heading(line) and b.heading(line, page.number)):
+                    b.note(line, page.number)
                 b.add(line, page.number)
     b.flush()
     return b.chunks

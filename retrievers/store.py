@@ -160,9 +160,11 @@ class IndexStore:
         return page_texts_from_chunks(self.index(doc_id).chunks)
 
     # ---- search ---------------------------------------------------------------------------
-    def search(self, doc_id: str, query: str, k: int = 5, mode: str = "hybrid") -> list[Passage]:
-        """Hybrid dense + BM25 search inside one document, best first."""
-        return self.index(doc_id).search(query, k=k, mode=mode)
+    def search(
+        self, doc_id: str, query: str, k: int = 5, mode: str = "hybrid", terms: list[str] | None = None
+    ) -> list[Passage]:
+        """Hybrid dense + BM25 search inside one document, best first; `terms`: see DocumentIndex.ranked."""
+        return self.index(doc_id).search(query, k=k, mode=mode, terms=terms)
 
     def indexed_ids(self) -> list[str]:
         return [d.id for d in self.catalog.documents() if self._is_indexed(d.id)]

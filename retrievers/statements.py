@@ -1,0 +1,105 @@
+"""The lines that head a financial table: statement titles, unit lines, column headers (fiscal years).
+
+In a real filing these sit far above the row that answers a question ("Capital spending (5,207)
+(4,625) (4,240)" is 30 lines under "Consolidated Statement of Cash Flows", "(in millions)" and
+"2022 2021 2020"), so the chunker carries them into every chunk of the table (retrievers/chunking.py).
+
+Statement names are the standard ones of US GAAP and IFRS, not any one filer's: a filing prints one
+name ("Consolidated Statements of Operations", "Statement of Financial Position") and a reader asks
+with another ("income statement", "balance sheet"); a chunk of a statement therefore also carries the
+usual names of its kind, which every filing's reader uses alike.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The usual names of each primary statement (US GAAP / IFRS wording), matched on the printed title,
+# and the textbook analysis measures computed from it (liquidity ratios from the balance sheet, margins
+# from the income statement, capital expenditure and free cash flow from the cash flow statement): a
+# reader asks for "the quick ratio" or "operating margin", a filing prints the statement those come from.
+_KINDS = (
+    (re.compile(r"comprehensive (income|loss)", re.I), "statement of comprehensive income"),
+    (
+        re.compile(r"balance sheets?|financial (position|condition)", re.I),
+        "balance sheet, statement of financial position; working capital, current ratio, quick ratio, "
+        "liquidity, debt, leverage",
+    ),
+    (
+        re.compile(r"cash flows?", re.I),
+        "cash flow statement, statement of cash flows; operating cash flow, capital expenditure (capex), "
+        "free cash flow, depreciation and amortization",
+    ),
+    (
+        re.compile(r"(stock|share)holders'?’?\s*(equity|deficit)|changes in (equity|net assets)|\bequity\b", re.I),
+        "statement of shareholders' equity",
+    ),
+    (
+        re.compile(r"\b(operations|income|earnings|profit or loss|loss)\b", re.I),
+        "income statement, statement of operations, profit and loss; revenue growth, gross margin, "
+        "operating income, operating margin, net income, EBITDA",
+    ),
+)
+
+_TITLE = re.compile(
+    r"^(?=[A-Z])(condensed\s+)?(consolidated\s+)?(combined\s+)?"
+    r"(statements?\s+of\s+[A-Za-z ,'’()/-]+|balance\s+sheets?)"
+    r"(\s*\((continued|unaudited)\))*$",
+    re.I,
+)
+_UNIT = re.compile(
+    r"^\(?\s*(\$|dollars|amounts|in)?\s*(in\s+)?(millions|thousands|billions)\b"
+    r"|^[（(]?\s*(货币)?单位[：:]"
+    r"|^[（(]\s*(in|amounts in|dollars in|expressed in)\s",
+    re.I,
+)
+_YEAR = re.compile(r"^(fy)?(19|20)\d\d[,.年]?$", re.I)
+# 1,234 / 12.5 / (5,207) / (12) / 15% / $3: an amount; "(1)" is a footnote mark, not one
+_AMOUNT = re.compile(r"\d[\d,]*\.\d|\d,\d{3}|^\(\d[\d,.]*\d|%$|^\$\d")
+MAX_HEADER_WORDS = 16
+
+
+def statement_title(line: str) -> bool:
+    """ "Consolidated Statement of Cash Flows", "CONDENSED BALANCE SHEETS (Unaudited)": a title, so it
+    starts with a capital and does not run on into a sentence ("... statements of operations and")."""
+    line = line.strip()
+    words = line.split()
+    return (
+        len(words) <= 10
+        and words[-1].lower() not in ("and", "of", "the", "in", "to", "for")
+        and bool(_TITLE.match(line))
+    )
+
+
+def amount_line(line: str) -> bool:
+    """A row that states amounts: a label or not, and at least one number like 1,234 / (5.6) / 12.3%."""
+    return sum(1 for t in line.split() if _AMOUNT.search(t)) >= 1
+
+
+def statement_kind(title: str) -> str:
+    """The usual names of the statement a title names, or "" when it names none."""
+    if not statement_title(title):
+        return ""
+    for pattern, names in _KINDS:
+        if pattern.search(title):
+            return names
+    return ""
+
+
+def unit_line(line: str) -> bool:
+    """ "(In millions, except per share data)", "（货币单位：人民币百万元）"."""
+    line = line.strip()
+    return len(line) <= 80 and bool(_UNIT.match(line))
+
+
+def column_header(line: str) -> bool:
+    """A line of column headings naming periods: "2022 2021 2020", "Fiscal years ended December 31, 2022,
+    December 25, 2021". At least one year, no amount, few words, not a sentence."""
+    tokens = line.replace("|", " ").split()
+    if not tokens or len(tokens) > MAX_HEADER_WORDS or line.rstrip().endswith("."):
+        return False
+    if any(_AMOUNT.search(t) for t in tokens):
+        return False
+    years = sum(1 for t in tokens if _YEAR.match(t))
+    words = sum(1 for t in tokens if t[:1].isalpha())
+    return years >= 2 or (years == 1 and words <= 6)
