@@ -22,7 +22,7 @@ class Style:
     shade: bool = False  # alternate body rows on a grey band (filled rectangles a ruling-line finder must ignore)
     split: bool = False  # long statements run over a page break; the header row is printed on the first page only
     unit_place: str = "title"
-    spaced_years: bool = False  # "2024 年 6 月 15 日": digits set apart from 年/月/日, as many A-share PDFs extract
+    spaced_years: bool = False  # "2024 年6 月15 日": digits set apart from 年/月/日, as many A-share PDFs extract
     notes_before_values: bool = False  # 附注 / 监管标准 cells ("七、43", "≥10.75（注 2）") before the values of a row
     checkboxes: bool = False  # "□是 √否" answers in report notes
     paired: bool = False  # two metrics on one text line (KPI pairs, attendance counts in one sentence)
