@@ -13,6 +13,7 @@ from .qkit import Doc
 from .questions import build_questions
 from .render import DocSpec, page_budget, render
 from .seeding import doc_uuid, rng_for
+from .style import Style, draw_style
 from .values import a_share_history, gold, us_history
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,30 @@ def _dump_jsonl(path: Path, rows: list[dict]) -> None:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
+def write_document(pdf_dir: Path, firm, doctype: str, year: int, history: dict, seed: int, pages: int | None = None,
+                   style: Style | None = None) -> tuple[dict, list[dict], Doc]:
+    """One PDF into `pdf_dir`; returns its catalog entry, its truth rows and its question-side record.
+
+    `style` overrides the document's drawn typesetting habits (tests force one difficulty at a time).
+    """
+    doc_id = doc_uuid(seed, firm.symbol, year, doctype)
+    budget = page_budget(doctype, pages, rng_for(seed, "pages", doc_id))
+    style = style or draw_style(rng_for(seed, "style", doc_id), english=doctype == US)
+    spec = DocSpec(doc_id, firm, year, doctype, history[year], history[year - 1], rng_for(seed, "doc", doc_id),
+                   budget, style)
+    n_pages, hits = render(spec, str(pdf_dir / f"{doc_id}.pdf"))
+    values = gold(doctype, history[year])
+    lang = language(doctype)
+    entry = {"id": doc_id, "symbol": firm.symbol, "year": year, "doctype": doctype, "language": lang,
+             "company": firm.name, "pages": n_pages}
+    rows = []
+    for field, value in values.items():
+        hit = hits.get(field)
+        rows.append({"doc_id": doc_id, "field": field, "value": value, "strings": list(hit.strings) if hit else [],
+                     "page": hit.page if hit else None, "description": description(field), "language": lang})
+    return entry, rows, Doc(doc_id, firm.symbol, year, doctype, values)
+
+
 def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | None = None, seed: int = 0,
              pages: int | None = None, progress=None) -> dict:
     """Write DIR/pdf/*.pdf, DIR/dataset.json, DIR/catalog.jsonl, DIR/truth.jsonl; return a summary."""
@@ -49,19 +74,10 @@ def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | Non
     jobs.sort(key=lambda j: (DOCTYPES.index(j[1]), j[2], j[0].symbol))
     catalog, truth, docs = [], [], []
     for firm, doctype, year, history in jobs:
-        doc_id = doc_uuid(seed, firm.symbol, year, doctype)
-        budget = page_budget(doctype, pages, rng_for(seed, "pages", doc_id))
-        spec = DocSpec(doc_id, firm, year, doctype, history[year], history[year - 1], rng_for(seed, "doc", doc_id), budget)
-        n_pages, hits = render(spec, str(out / "pdf" / f"{doc_id}.pdf"))
-        values = gold(doctype, history[year])
-        lang = language(doctype)
-        catalog.append({"id": doc_id, "symbol": firm.symbol, "year": year, "doctype": doctype, "language": lang,
-                        "company": firm.name, "pages": n_pages})
-        for field, value in values.items():
-            hit = hits.get(field)
-            truth.append({"doc_id": doc_id, "field": field, "value": value, "strings": list(hit.strings) if hit else [],
-                          "page": hit.page if hit else None, "description": description(field), "language": lang})
-        docs.append(Doc(doc_id, firm.symbol, year, doctype, values))
+        entry, rows, doc = write_document(out / "pdf", firm, doctype, year, history, seed, pages)
+        catalog.append(entry)
+        truth += rows
+        docs.append(doc)
         if progress:
             progress(len(catalog), len(jobs))
     questions = build_questions(docs, years)

@@ -4,6 +4,11 @@ Truth lives where a real report puts it: 办公地址 and the auditor in 公司�
 address and the auditor's own office address), 资本充足率 among its sibling ratios with the prior year
 beside it (a table, or prose only in some reports), 营业总成本 and 净利润 in the income statement in 元
 (and again in 亿元 in the MD&A), the largest holder in 前十名股东, women in the executives table.
+
+As in real reports (data/synth/style.py): the unit in the title, on its own line ("单位：元  币种：人民币")
+or in the header row; 监管标准 and 附注 cells before the values ("资本充足率 ≥10.75（注 2） 13.11%",
+"五、净利润 七、45 1,234.56"); "□是 √否" answers; an income statement that runs over a page break with
+its header on the first page only.
 """
 
 from __future__ import annotations
@@ -61,18 +66,21 @@ def _profile(p, f, prior, c, rng, year):
     else:  # some reports list the profile as "label：value" lines instead of a table
         for label, value in rows[1:]:
             w.paragraph([f"{label}：", value], indent=False)
-    w.paragraph("二、主要会计数据和财务指标（单位：人民币百万元）", indent=False)
     m = 1e6
-    rows = [["项目", f"{year}年", f"{year - 1}年", "本年比上年增减"],
+    rows = [[_titled(p, "二、主要会计数据和财务指标", "人民币百万元"), f"{year}年", f"{year - 1}年", "本年比上年增减"],
             ["营业收入", fmt.grouped(f["revenue"] / m), fmt.grouped(prior["revenue"] / m), _change(f["revenue"], prior["revenue"])],
             ["利润总额", fmt.grouped(f["total_profit"] / m), fmt.grouped(prior["total_profit"] / m),
              _change(f["total_profit"], prior["total_profit"])],
             ["归属于母公司股东的净利润", fmt.grouped(f["parent_net_profit"] / m), fmt.grouped(prior["parent_net_profit"] / m),
              _change(f["parent_net_profit"], prior["parent_net_profit"])]]
     w.table(rows, [0.37, 0.21, 0.21, 0.21], by_column=rng.random() < 0.3)
+    if p.style.checkboxes:
+        w.paragraph("公司是否需追溯调整或重述以前年度会计数据：□是 √否", indent=False)
     w.paragraph("三、资本充足率", indent=False)
     now, before = f, prior
-    if rng.random() < 0.7:
+    if p.style.notes_before_values:
+        _capital_with_thresholds(p, now, before, rng, year)
+    elif rng.random() < 0.7:
         rows = [["项目", f"{year}年12月31日", f"{year - 1}年12月31日"],
                 ["核心一级资本充足率", fmt.pct(now["core_tier1"]), fmt.pct(before["core_tier1"])],
                 ["一级资本充足率", fmt.pct(now["tier1"]), fmt.pct(before["tier1"])],
@@ -85,6 +93,32 @@ def _profile(p, f, prior, c, rng, year):
                      fmt.pct(now["tier1"]), "，资本充足率为", mark(fmt.pct(now["car"]), CAR),
                      f"，上年末分别为{fmt.pct(before['core_tier1'])}、{fmt.pct(before['tier1'])}和"
                      f"{fmt.pct(before['car'])}，均满足监管要求。"])
+
+
+def _titled(p: Page, title: str, unit: str) -> str:
+    """Where the document prints a table's unit; returns the first header cell ("项目", or the unit)."""
+    w, place = p.w, p.style.unit_place
+    if place == "title":
+        w.paragraph(f"{title}（单位：{unit}）", indent=False)
+        return "项目"
+    w.paragraph(title, indent=False)
+    if place == "line":
+        w.aside(p.spec.rng.choice([f"（货币单位：{unit}）", f"单位：{unit.removeprefix('人民币')}  币种：人民币"]))
+        return "项目"
+    return f"（货币单位：{unit}）"
+
+
+def _capital_with_thresholds(p: Page, now: dict, before: dict, rng, year: int) -> None:
+    """The regulatory minimum (and a note marker) printed between a ratio's name and its values."""
+    extra = rng.choice([0.0, 0.25, 0.75])  # the systemic-importance add-on some banks carry
+    note = rng.randint(1, 3)
+    rows = [["项目", "监管标准", f"{year}年12月31日", f"{year - 1}年12月31日"],
+            ["核心一级资本充足率", f"≥{7.5 + extra:.2f}", fmt.pct(now["core_tier1"]), fmt.pct(before["core_tier1"])],
+            ["一级资本充足率", f"≥{8.5 + extra:.2f}", fmt.pct(now["tier1"]), fmt.pct(before["tier1"])],
+            ["资本充足率", f"≥{10.5 + extra:.2f}（注 {note}）", mark(fmt.pct(now["car"]), CAR), fmt.pct(before["car"])]]
+    p.w.table(rows, [0.3, 0.2, 0.25, 0.25], by_column=rng.random() < 0.3)
+    p.w.paragraph(f"注 {note}：根据《商业银行资本管理办法》及系统重要性银行附加监管要求，本行资本充足率不得低于"
+                  f"{10.5 + extra:.2f}%。", indent=False, size=p.w.size - 1)
 
 
 def _mdna(p, f, prior, c, rng, year):
@@ -141,16 +175,24 @@ def _statements(p, f, prior, c, rng, year):
     w.heading("第十节  财务报告")
     w.paragraph(f"审计报告：我们审计了{c.name}的财务报表，包括{year}年12月31日的合并资产负债表，{year}年度的合并利润表。"
                 f"我们认为，后附的财务报表在所有重大方面按照企业会计准则的规定编制。——{f['auditor']}")
-    w.paragraph("合并利润表（单位：人民币元）", indent=False)
+    first = _titled(p, "合并利润表", "人民币元")
 
     def split(facts):  # cost components that add up to 营业总成本, in cents
         total = facts["total_operating_cost"]
         parts = [round(total * share, 2) for share in (0.62, 0.03, 0.27)]
         return parts + [round(total - sum(parts), 2)]
 
+    def other_income(facts):  # 其他综合收益的税后净额: small, either sign (not asked)
+        return round(facts["net_profit"] * rng.uniform(-0.03, 0.03), 2)
+
     now_parts, old_parts = split(f), split(prior)
+    now_oci, old_oci = other_income(f), other_income(prior)
     g = fmt.grouped
-    rows = [["项目", f"{year}年度", f"{year - 1}年度"],
+
+    def eps(x):
+        return f"{x['parent_net_profit'] / x['total_shares']:.2f}"
+
+    rows = [[first, f"{year}年度", f"{year - 1}年度"],
             ["一、营业总收入", g(f["revenue"]), g(prior["revenue"])],
             ["二、营业总成本", mark(g(f["total_operating_cost"]), COST), g(prior["total_operating_cost"])],
             ["其中：业务及管理费", g(now_parts[0]), g(old_parts[0])],
@@ -162,6 +204,21 @@ def _statements(p, f, prior, c, rng, year):
             ["四、利润总额", g(f["total_profit"]), g(prior["total_profit"])],
             ["减：所得税费用", g(f["total_profit"] - f["net_profit"]), g(prior["total_profit"] - prior["net_profit"])],
             ["五、净利润", mark(g(f["net_profit"]), NET), g(prior["net_profit"])],
-            ["归属于母公司股东的净利润", g(f["parent_net_profit"]), g(prior["parent_net_profit"])],
-            ["少数股东损益", g(f["net_profit"] - f["parent_net_profit"]), g(prior["net_profit"] - prior["parent_net_profit"])]]
-    w.table(rows, [0.36, 0.32, 0.32], by_column=rng.random() < 0.35)
+            ["（一）按所有权归属分类", "", ""],
+            ["1.归属于母公司股东的净利润", g(f["parent_net_profit"]), g(prior["parent_net_profit"])],
+            ["2.少数股东损益", g(f["net_profit"] - f["parent_net_profit"]), g(prior["net_profit"] - prior["parent_net_profit"])],
+            ["六、其他综合收益的税后净额", g(now_oci), g(old_oci)],
+            ["七、综合收益总额", g(f["net_profit"] + now_oci), g(prior["net_profit"] + old_oci)],
+            ["八、每股收益：", "", ""],
+            ["（一）基本每股收益（元/股）", eps(f), eps(prior)],
+            ["（二）稀释每股收益（元/股）", eps(f), eps(prior)]]
+    widths = [0.36, 0.32, 0.32]
+    if p.style.notes_before_values:  # the 附注 column: "七、43" between a line item and its figures
+        refs = iter(range(rng.randint(25, 40), 99))
+        rows = [[r[0], "附注" if i == 0 else (f"七、{next(refs)}" if r[1] and rng.random() < 0.7 else ""), *r[1:]]
+                for i, r in enumerate(rows)]
+        widths = [0.34, 0.1, 0.28, 0.28]
+    body = len(rows) - 1
+    w.table(rows, widths, by_column=rng.random() < 0.35, totals=(1, 2, 7, 9, 11, 16),
+            align_right_from=2 if p.style.notes_before_values else 1, repeat_header=not p.style.split,
+            break_after=rng.randint(5, body - 4) if p.style.split else None)

@@ -2,7 +2,9 @@
 
 The cash dividend is stated per 10 shares (每10股派发现金红利4.10元), so the per-share amount must be
 derived; an after-tax amount sits beside it. Record and ex-dividend dates appear as 2022年6月15日 in prose
-or 2022/6/15 in the SSE-style date table, next to the last trading day and the payment date.
+or 2022/6/15 in the SSE-style date table, next to the last trading day and the payment date (which is
+the ex-date in most announcements and a few business days later in others), or as a list of dated
+events in varying order: the reader must tell the record date from its neighbours by their names.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from .writer import mark
 PER_SHARE = "value_pre_tax_dividend_per_share_cny"
 RECORD = ("value_record_date", "value_record_date_mmdd")
 EX = "value_ex_dividend_date"
+
+
+def _weekdays_after(day: dt.date, days: int) -> dt.date:
+    while days:
+        day += dt.timedelta(days=1)
+        days -= day.weekday() < 5
+    return day
 
 
 def write_dividend(p: Page) -> None:
@@ -41,15 +50,29 @@ def write_dividend(p: Page) -> None:
                  f"，扣税后每10股派发现金红利{after_tax}元。"], indent=False)
     record, ex = f["record_date"], f["ex_date"]
     last_trade = record
-    if rng.random() < 0.55:  # SSE style: the date table
+    pay = ex if rng.random() < 0.65 else _weekdays_after(ex, rng.randint(1, 5))  # not asked: a neighbour
+    layout = rng.random()
+    if layout < 0.45:  # SSE style: the date table
         w.paragraph("● 相关日期：", indent=False)
         rows = [["股份类别", "股权登记日", "最后交易日", "除权（息）日", "现金红利发放日"],
                 ["A股", mark(fmt.date_slash(record), *RECORD), fmt.date_slash(last_trade), mark(fmt.date_slash(ex), EX),
-                 fmt.date_slash(f["pay_date"])]]
+                 fmt.date_slash(pay)]]
         w.table(rows, [0.16, 0.21, 0.21, 0.21, 0.21], by_column=rng.random() < 0.5, align_right_from=9)
-    else:  # SZSE style: dates in prose
-        w.paragraph(["本次权益分派股权登记日为：", mark(fmt.date_cn(record), *RECORD), "，除权除息日为：",
-                     mark(fmt.date_cn(ex), EX), f"，现金红利发放日为{fmt.date_cn(f['pay_date'])}。"])
+    elif layout < 0.75:  # SZSE style: dates in prose, in either order
+        said = [("本次权益分派股权登记日为：", mark(fmt.date_cn(record), *RECORD)),
+                ("除权除息日为：", mark(fmt.date_cn(ex), EX)), ("现金红利发放日为", fmt.date_cn(pay))]
+        if rng.random() < 0.5:
+            said = [said[1], said[2], ("股权登记日为：", said[0][1])]
+        parts = []
+        for k, (label, day) in enumerate(said):
+            parts += ["，" if k else "", label, day]
+        w.paragraph(parts + ["。"])
+    else:  # a list of dated events, one per line, in an order of its own
+        events = [("股权登记日", mark(fmt.date_cn(record), *RECORD)), ("除权除息日", mark(fmt.date_cn(ex), EX)),
+                  ("现金红利发放日", fmt.date_cn(pay)), ("股东大会审议通过日", fmt.date_cn(f["approval_date"]))]
+        rng.shuffle(events)
+        rows = [["事项", "日期"], *[[name, day] for name, day in events]]
+        w.table(rows, [0.5, 0.5], align_right_from=9)
     w.paragraph(f"一、通过分配方案的股东大会届次和日期：本次利润分配方案经公司{fmt.date_cn(f['approval_date'])}"
                 f"的{year}年年度股东大会审议通过。")
     w.paragraph(f"二、分配方案：本次利润分配以方案实施前的公司总股本{f['total_shares']:,}股为基数，"

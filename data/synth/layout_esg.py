@@ -4,6 +4,8 @@ A topic counts as disclosed when the report has a chapter for it; its heading is
 and third-party assurance are stated in the compilation notes; a report without assurance says so in
 some documents and is silent in others. 社会捐赠 appears in the public-welfare chapter (with the prior
 year beside it) and in the KPI table in 万元; 纳税总额 in the KPI table in 万元 and in prose in 亿元.
+Some reports answer the compilation questions with checkboxes ("是否经第三方机构鉴证：□是 √否"), and some
+print the KPI table two indicators to a line, current year only (data/synth/style.py).
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ def write_esg(p: Page) -> None:
                      "以及上海证券交易所相关指引编制。"])
     else:
         w.paragraph("编制依据：本报告依据《上市公司自律监管指引》及本行社会责任管理办法编制。")
+    if p.style.checkboxes:  # the answers as ticked boxes: the ticked one is the answer, both boxes are printed
+        w.paragraph([mark(f"是否参照GRI标准编制：{_ticked(f['gri'])}", "value_uses_gri_standard")], indent=False)
+        w.paragraph([mark(f"本报告是否经第三方机构鉴证：{_ticked(f['assured'])}", "value_third_party_assured")],
+                    indent=False)
     if f["assured"]:
         w.paragraph(["报告保证：本报告由", mark(f["assurer"], "value_assurance_org_name", "value_third_party_assured"),
                      "进行独立第三方鉴证，鉴证报告附后。"])
@@ -75,6 +81,10 @@ def write_esg(p: Page) -> None:
     p.section_done(sections - 1, sections)
 
 
+def _ticked(yes: bool) -> str:
+    return "√是 □否" if yes else "□是 √否"
+
+
 def _kpis(p: Page, f: dict, prior: dict, year: int) -> None:
     w, rng = p.w, p.spec.rng
     w.heading("关键绩效表")
@@ -92,4 +102,12 @@ def _kpis(p: Page, f: dict, prior: dict, year: int) -> None:
     if f["tax_10k"] is not None:
         old = money(prior["tax_10k"]) if prior["tax_10k"] is not None else "-"
         rows.insert(2, ["纳税总额", "万元", mark(money(f["tax_10k"]), TAX), old])
+    if p.style.paired:  # two indicators to a line, this year only: "对外捐赠总额（万元） 1,234.56 员工总数（人） 5,432"
+        cells = [[f"{r[0]}（{r[1]}）", r[2]] for r in rows[1:]]
+        if len(cells) % 2:
+            cells.append(["", ""])
+        paired = [[f"{year}年指标", "数值", "指标", "数值"]]
+        paired += [cells[i] + cells[i + 1] for i in range(0, len(cells), 2)]
+        w.table(paired, [0.3, 0.2, 0.3, 0.2], align_right_from=9)
+        return
     w.table(rows, [0.34, 0.14, 0.26, 0.26], by_column=rng.random() < 0.4, align_right_from=2)

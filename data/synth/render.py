@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
@@ -14,6 +14,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from .companies import Company
 from .fields import ANNUAL, DIVIDEND, ESG, MEETING, US
 from .filler import Filler
+from .style import Style
 from .writer import DocWriter, TruthHit
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class DocSpec:
     prior: dict
     rng: random.Random
     pages: int
+    style: Style = field(default_factory=Style)
 
 
 @dataclass
@@ -57,6 +59,10 @@ class Page:
     w: DocWriter
     spec: DocSpec
     fill: Filler
+
+    @property
+    def style(self) -> Style:
+        return self.spec.style
 
     def section_done(self, index: int, total: int) -> None:
         """Running text so that section `index` of `total` ends near its share of the page budget."""
@@ -90,8 +96,9 @@ def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
         font = bold = wanted if wanted in cjk_fonts() else CJK_CID_NAME
         header = (f"{c.short_name}  {spec.year}{_title(spec.doctype)}", f"证券代码：{c.symbol}")
         footer = rng.choice([lambda n: f"第 {n} 页", lambda n: f"- {n} -", lambda n: str(n)])
-    writer = DocWriter(path, font, bold, header, footer, size=rng.choice([9.5, 10.0, 10.5]),
-                       lines=rng.random() < 0.7)
+    st = spec.style
+    writer = DocWriter(path, font, bold, header, footer, size=rng.choice([9.5, 10.0, 10.5]), rules=st.rules,
+                       shade=st.shade, spaced_years=st.spaced_years)
     page = Page(writer, spec, Filler(rng, "en" if spec.doctype == US else "zh"))
     {US: write_us, ANNUAL: write_annual, ESG: write_esg, DIVIDEND: write_dividend,
      MEETING: write_meeting}[spec.doctype](page)

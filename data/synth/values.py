@@ -178,7 +178,8 @@ def us_history(company: Company, years: list[int], seed: int) -> dict[int, dict]
         other = round(rev * yr.uniform(0.001, 0.08))
         cost = round(rev * yr.uniform(0.42, 0.8))
         sga, rnd = round(rev * yr.uniform(0.08, 0.2)), round(rev * yr.uniform(0.0, 0.06))
-        op = rev - cost - sga - rnd
+        impairment = _loss_charge(rev - cost - sga - rnd, rev, rng_for(seed, "loss", company.symbol, year))
+        op = rev - cost - sga - rnd - impairment
         interest = round(rev * yr.uniform(0.002, 0.02))
         pretax = op - interest
         tax = round(max(pretax, 0) * yr.uniform(0.18, 0.26))
@@ -189,7 +190,8 @@ def us_history(company: Company, years: list[int], seed: int) -> dict[int, dict]
         liabilities = round(total_assets * yr.uniform(0.3, 0.85))
         history[year] = {
             "scale": scale, "revenue": rev, "main_revenue": rev - other, "other_revenue": other,
-            "cost": cost, "gross_profit": rev - cost, "sga": sga, "rnd": rnd, "operating_income": op,
+            "cost": cost, "gross_profit": rev - cost, "sga": sga, "rnd": rnd, "impairment": impairment,
+            "operating_income": op,
             "interest": interest, "pretax": pretax, "tax": tax, "net_income": pretax - tax,
             "total_assets": total_assets, "current_assets": current, "inventory": inventory,
             "cash": round(current * yr.uniform(0.1, 0.4)), "goodwill": round(total_assets * yr.uniform(0.0, 0.1)),
@@ -199,6 +201,17 @@ def us_history(company: Company, years: list[int], seed: int) -> dict[int, dict]
             "fiscal_end": dt.date(year, 12, 31) if yr.random() < 0.7 else dt.date(year, yr.choice([1, 6, 9]), 28),
         }
     return history
+
+
+def _loss_charge(operating_before: int, revenue: int, rng: random.Random) -> int:
+    """An impairment that turns about one company-year in five into an operating and net loss.
+
+    Real filers report losses, printed in parentheses ("(1,234)"); a reader that drops the parentheses
+    gets the sign wrong. Drawn from its own stream so that the other facts stay what they were.
+    """
+    if rng.random() >= 0.2:
+        return 0
+    return max(operating_before, 0) + round(revenue * rng.uniform(0.01, 0.08))
 
 
 # US gold amount field -> the fact it is; facts are in the statements' unit (thousands or millions).

@@ -22,6 +22,8 @@ TEXT_W = PAGE_W - 2 * MARGIN_X
 _ASCII_RUN = re.compile(r"[\x21-\x7e]+ ?| ")
 # Chinese typesetting never starts a line with closing punctuation: these stay on the previous line.
 _NO_LINE_START = set("。，、；：？！）》」”’%")
+_YEAR_UNIT = re.compile(r"(?<=\d)(?=[年月日])")  # "2024年" -> "2024 年" in documents typeset that way
+SHADE_GREY = 0.9
 
 
 @dataclass(frozen=True)
@@ -47,15 +49,21 @@ class TruthHit:
 
 class DocWriter:
     def __init__(self, path: str, font: str, bold_font: str, header: tuple[str, str],
-                 footer: Callable[[int], str], size: float = 10.0, lines: bool = True):
+                 footer: Callable[[int], str], size: float = 10.0, rules: str = "rows", shade: bool = False,
+                 spaced_years: bool = False):
         self.canvas = canvas.Canvas(path, pagesize=A4, invariant=1, pageCompression=1)
         self.canvas.setAuthor("collate synthetic corpus")
         self.font, self.bold_font, self.size = font, bold_font, size
-        self.header, self.footer, self.grid = header, footer, lines
+        self.header, self.footer, self.rules, self.shade = header, footer, rules, shade
+        self.spaced_years = spaced_years
         self.page, self.y = 1, TOP
         self.truth: dict[str, TruthHit] = {}
         self._widths: dict[tuple[str, float], dict[str, float]] = {}
         self._page_started = False
+
+    def typeset(self, text: str) -> str:
+        """The document's habits applied to any text it prints (a Mark's recorded string included)."""
+        return _YEAR_UNIT.sub(" ", text) if self.spaced_years else text
 
     # ---- measuring -----------------------------------------------------------------------------------
     def width(self, text: str, font: str | None = None, size: float | None = None) -> float:
@@ -74,8 +82,9 @@ class DocWriter:
         tokens: list[Part] = []
         for part in parts:
             if isinstance(part, Mark):
-                tokens.append(part)
+                tokens.append(Mark(self.typeset(part.text), part.fields))
                 continue
+            part = self.typeset(part)
             pos = 0
             for m in _ASCII_RUN.finditer(part):
                 tokens.extend(part[pos:m.start()])
@@ -106,7 +115,7 @@ class DocWriter:
             return
         c = self.canvas
         c.setFont(self.font, 8)
-        c.drawString(MARGIN_X, PAGE_H - 40, self.header[0])
+        c.drawString(MARGIN_X, PAGE_H - 40, self.typeset(self.header[0]))
         c.drawRightString(PAGE_W - MARGIN_X, PAGE_H - 40, self.header[1])
         c.setLineWidth(0.5)
         c.line(MARGIN_X, PAGE_H - 46, PAGE_W - MARGIN_X, PAGE_H - 46)
@@ -147,6 +156,7 @@ class DocWriter:
     def heading(self, text: Part, size: float = 13.0, gap: float = 10.0) -> None:
         self._room(size * 1.6 + gap + self.size * 3)  # keep a heading with the start of its text
         self.y -= gap
+        text = Mark(self.typeset(text.text), text.fields) if isinstance(text, Mark) else self.typeset(text)
         self._draw_line(MARGIN_X, self.y - size, [text], self.bold_font, size)
         self.y -= size * 1.7
 
@@ -162,36 +172,52 @@ class DocWriter:
         self.y -= size * 0.5
 
     def table(self, rows: list[list[Part]], widths: list[float], header_rows: int = 1,
-              by_column: bool = False, size: float | None = None, align_right_from: int = 1) -> None:
-        """Rows of cells (a cell is a string or a Mark); `widths` are fractions of the text width."""
+              by_column: bool = False, size: float | None = None, align_right_from: int = 1,
+              totals: tuple[int, ...] = (), repeat_header: bool = True, break_after: int | None = None) -> None:
+        """Rows of cells (a cell is a string or a Mark); `widths` are fractions of the text width.
+
+        `totals` are row indices of total lines (ruled above in the "frame" style). A table longer than the
+        page continues on the next one, its header rows repeated unless `repeat_header` is false; with
+        `break_after` it breaks after that many body rows even when it would fit (a statement that starts
+        low on a page and runs on, as in real filings).
+        """
         size = size or self.size - 1
         lead = size * 1.45
         cols = [w * TEXT_W for w in widths]
         wrapped = [[self.wrap([cell], cw - 6, size=size) or [[""]] for cell, cw in zip(row, cols, strict=True)]
                    for row in rows]
         heights = [max(len(cell) for cell in row) * lead + 4 for row in wrapped]
-        start = header_rows
-        while start < len(rows) or start == header_rows:
-            self._room(sum(heights[:header_rows]) + heights[min(start, len(rows) - 1)])
-            room = self.y - BOTTOM - sum(heights[:header_rows])
+        start, first = header_rows, True
+        while True:
+            head = list(range(header_rows)) if first or repeat_header else []
+            head_h = sum(heights[r] for r in head)
+            self._room(head_h + heights[min(start, len(rows) - 1)])
+            room = self.y - BOTTOM - head_h
+            limit = len(rows) if break_after is None or not first else min(len(rows), header_rows + break_after)
             end = start
-            while end < len(rows) and sum(heights[start:end + 1]) <= room:
+            while end < limit and sum(heights[start:end + 1]) <= room:
                 end += 1
             end = max(end, start + 1) if start < len(rows) else end  # a row taller than a page still goes
-            chunk = list(range(header_rows)) + list(range(start, end))
-            self._draw_table_chunk(wrapped, heights, cols, chunk, header_rows, by_column, size, lead, align_right_from)
-            start = end
+            self._draw_table_chunk(wrapped, heights, cols, head + list(range(start, end)), header_rows, by_column,
+                                   size, lead, align_right_from, set(totals))
+            start, first = end, False
             if start >= len(rows):
                 break
             self.new_page()
         self.y -= size
 
-    def _draw_table_chunk(self, wrapped, heights, cols, chunk, header_rows, by_column, size, lead, right_from):
+    def _draw_table_chunk(self, wrapped, heights, cols, chunk, header_rows, by_column, size, lead, right_from, totals):
         tops, y = {}, self.y
         for r in chunk:
             tops[r] = y
             y -= heights[r]
         xs = [MARGIN_X + sum(cols[:i]) for i in range(len(cols))]
+        if self.shade:  # grey bands under every other body row, drawn first so the text sits on top
+            self.canvas.setFillGray(SHADE_GREY)
+            for k, r in enumerate(r for r in chunk if r >= header_rows):
+                if k % 2 == 0:
+                    self.canvas.rect(MARGIN_X, tops[r] - heights[r], sum(cols), heights[r], stroke=0, fill=1)
+            self.canvas.setFillGray(0)
         order = ([(c, r) for c in range(len(cols)) for r in chunk] if by_column
                  else [(c, r) for r in chunk for c in range(len(cols))])
         for c, r in order:
@@ -204,12 +230,29 @@ class DocWriter:
                 else:
                     x = xs[c] + 3
                 self._draw_line(x, base, line, font, size)
-        if self.grid:
-            self.canvas.setLineWidth(0.4)
-            for r in chunk:
-                self.canvas.line(MARGIN_X, tops[r], MARGIN_X + sum(cols), tops[r])
-            self.canvas.line(MARGIN_X, y, MARGIN_X + sum(cols), y)
+        self._rule_chunk(tops, heights, y, xs, cols, chunk, header_rows, right_from, totals)
         self.y = y
+
+    def _rule_chunk(self, tops, heights, bottom, xs, cols, chunk, header_rows, right_from, totals):
+        c, right = self.canvas, MARGIN_X + sum(cols)
+        c.setLineWidth(0.4)
+        if self.rules in ("rows", "grid"):
+            for r in chunk:
+                c.line(MARGIN_X, tops[r], right, tops[r])
+            c.line(MARGIN_X, bottom, right, bottom)
+        if self.rules == "grid":
+            for x in [*xs, right]:
+                c.line(x, tops[chunk[0]], x, bottom)
+        if self.rules == "frame":  # real statements: a rule under the header, short rules over the figures of totals
+            figures = xs[min(right_from, len(xs) - 1)]
+            for r in chunk:
+                if r == header_rows - 1:
+                    c.line(MARGIN_X, tops[r] - heights[r], right, tops[r] - heights[r])
+                elif r in totals:
+                    c.line(figures, tops[r], right, tops[r])
+            if chunk[-1] in totals:  # the closing double rule under the last total
+                c.line(figures, bottom - 1, right, bottom - 1)
+                c.line(figures, bottom - 2.6, right, bottom - 2.6)
 
     def fill_until(self, page: int, make_block: Callable[[DocWriter], None]) -> None:
         """Running text until the writer reaches `page` (the filler a real filing is mostly made of)."""
@@ -222,7 +265,20 @@ class DocWriter:
         self._room(size * 1.5 + gap)
         self.y -= size + gap
         self.canvas.setFont(self.bold_font, size)
-        self.canvas.drawCentredString(PAGE_W / 2, self.y, text)
+        self.canvas.drawCentredString(PAGE_W / 2, self.y, self.typeset(text))
+
+    def aside(self, text: str, align: str = "right", size: float | None = None) -> None:
+        """One short line set right or centred: a unit line ("单位：元  币种：人民币", "(In millions)")."""
+        size = size or self.size - 1
+        self._room(size * 1.6)
+        self.y -= size * 1.6
+        self.canvas.setFont(self.font, size)
+        text = self.typeset(text)
+        if align == "center":
+            self.canvas.drawCentredString(PAGE_W / 2, self.y, text)
+        else:
+            self.canvas.drawRightString(PAGE_W - MARGIN_X, self.y, text)
+        self.y -= size * 0.4  # clear of the descenders before a table's top rule
 
     def save(self) -> int:
         self._end_page()

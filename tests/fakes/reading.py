@@ -18,6 +18,7 @@ DATE = re.compile(r"(\d{4})\s*(?:年|-|/|\.)\s*(\d{1,2})\s*(?:月|-|/|\.)\s*(\d{
 UNIT_NOTE = re.compile(r"单位[:：]\s*(?:人民币)?\s*(千元|万元|百万元|亿元|元)|in (thousands|millions|billions)", re.I)
 ORG = re.compile(r"[\u4e00-\u9fffA-Za-z（）()]{2,40}?(?:会计师事务所(?:[（(]特殊普通合伙[)）])?|有限公司|有限责任公司)")
 NEGATION = ("未", "没有", "不适用", "无", "not ")
+TICKED = re.compile(r"[√☑■]\s*(是|否|有|无)")
 CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 
@@ -45,10 +46,15 @@ def _is_year(token: str, rest: str) -> bool:
     return digits.isdigit() and len(digits) == 4 and 1990 <= int(digits) <= 2100
 
 
+# What a careful reader skips before a row's value: a regulatory minimum ("≥10.75", "不得低于10.50%") and a
+# note reference ("（注 2）", the 附注 column's "七、43").
+NOT_THE_VALUE = re.compile(r"(?:[≥≤＞＜><]|不得?低于|不少于|注\s*|[一二三四五六七八九十]、)\s*$")
+
+
 def _first_number(text: str) -> str | None:
     for m in NUMBER.finditer(text):
         token = m.group().strip()
-        if _is_year(token, text[m.end():]):
+        if _is_year(token, text[m.end():]) or NOT_THE_VALUE.search(text[:m.start()]):
             continue
         return token
     return None
@@ -71,6 +77,9 @@ def _value_from(rule_type: str, rule: FieldRule | None, line: str, rest: str, nx
         m = DATE.search(rest) or DATE.search(nxt)
         return m.group(0) if m else None
     if rule_type == "boolean":
+        ticked = TICKED.search(line)  # "□是 √否": the ticked box is the answer, whatever else the line says
+        if ticked:
+            return "否" if ticked.group(1) in "否无" else "是"
         return "否" if any(n in line for n in NEGATION) else "是"
     if rule_type == "list":
         text = _after_colon(rest) or _after_colon(nxt)
