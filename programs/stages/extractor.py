@@ -147,11 +147,12 @@ class DocumentExtractor(dspy.Module):
         return reader(doc_id) if reader is not None else None
 
     def passages(self, job: DocumentJob) -> list[str]:
-        """k passages per missing field description and per sub-query, deduplicated, best first."""
-        queries = [field_query(f) for f in job.missing] + [sq.query for sq in job.subqueries]
+        """k passages per missing field (its description, helped by the words the filing would print for
+        it: the planner's search terms) and per sub-query, deduplicated, best first."""
+        queries = [(f.description or f.name, f.search_terms) for f in job.missing] + [(sq.query, []) for sq in job.subqueries]
         seen, texts = set(), []
-        for query in queries:
-            for p in self.retrieve(document=job.doc.id, query=query, k=self.k).passages:
+        for query, terms in queries:
+            for p in self.retrieve(document=job.doc.id, query=query, k=self.k, terms=terms).passages:
                 key = (p.page, p.text)
                 if key not in seen:
                     seen.add(key)
@@ -207,12 +208,6 @@ class DocumentExtractor(dspy.Module):
     def model_name(self) -> str:
         lm = self.extract.lm or dspy.settings.lm
         return str(getattr(lm, "model", "") or "")
-
-
-def field_query(spec: FieldSpec) -> str:
-    """What retrieval looks for: the description, and the words the filing would print for it (the
-    planner's search terms), so a line item named differently in the filing is still found."""
-    return " ".join([spec.description or spec.name, *spec.search_terms])
 
 
 def match_values(specs: list[FieldSpec], values: list[ExtractedValue]) -> dict[str, ExtractedValue]:

@@ -14,14 +14,14 @@ import dspy
 
 
 class PassageRetriever(dspy.Module):
-    """One search of one document's index; the span shows document, query, k and the pages returned."""
+    """One search of one document's index; the span shows document, query, terms, k and the pages returned."""
 
     def __init__(self, store):
         super().__init__()
         self.store = store  # IndexStore: deepcopy returns the same object, so optimizers share it
 
-    def forward(self, document: str, query: str, k: int) -> dspy.Prediction:
-        passages = self.store.search(document, query, k=k)
+    def forward(self, document: str, query: str, k: int, terms: list[str] | None = None) -> dspy.Prediction:
+        passages = self.store.search(document, query, k=k, terms=terms or None)
         return dspy.Prediction(pages=[p.page for p in passages], passages=passages)
 
 

@@ -36,8 +36,8 @@ class TinyStore:
     def __deepcopy__(self, memo):
         return self  # as IndexStore: shared by every copy of a program
 
-    def search(self, doc_id: str, query: str, k: int = 5) -> list[Passage]:
-        self.searches.append((doc_id, query))
+    def search(self, doc_id: str, query: str, k: int = 5, terms: list[str] | None = None) -> list[Passage]:
+        self.searches.append((doc_id, query) if not terms else (doc_id, query, tuple(terms)))
         return [Passage(doc_id=doc_id, page=p, text=t) for p, t in PAGES[doc_id]][:k]
 
     def search_pooled(self, query: str, k: int, doc_ids=None) -> list[Passage]:
