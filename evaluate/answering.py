@@ -39,6 +39,8 @@ class Answered:
     run_log: dict = field(default_factory=dict)
     trace: dict = field(default_factory=dict)
     retrieved_chunks: list[str] = field(default_factory=list)
+    coverage: dict = field(default_factory=dict)
+    coverage_line: str = ""
     error: str | None = None
     seconds: float = 0.0
     usage: dict = field(default_factory=dict)
@@ -56,11 +58,12 @@ def answer_one(program, item: PublicItem) -> Answered:
             pred = program(question=out.question, doc_ids=doc_ids or None)
         out.usage = to_jsonable(usage.get_total_tokens())
         out.answer = str(getattr(pred, "answer", "") or "")
-        for name in ("records", "facts", "citations", "missing", "run_log", "trace", "retrieved_chunks"):
+        for name in ("records", "facts", "citations", "missing", "run_log", "trace", "retrieved_chunks", "coverage"):
             value = getattr(pred, name, None)
             if value is not None:
                 setattr(out, name, to_jsonable(value))
         out.code = str(getattr(pred, "code", "") or "")
+        out.coverage_line = str(getattr(pred, "coverage_line", "") or "")
         out.result = str(getattr(pred, "result", "") or "")
     except Exception as exc:  # one failing question never sinks the run
         out.error = f"{type(exc).__name__}: {exc}"[:1000]

@@ -26,7 +26,7 @@ from evaluate import tracking
 from evaluate.answering import Answered, answer_all
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split, strip_gold
 from evaluate.judge import AnswerJudge, JudgeCache
-from evaluate.run_outputs import table_rows, write_outputs
+from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from evaluate.score import headline, score_items, unanswered_warnings
 from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from programs.runtime.settings import NoLMConfigured, Settings, build_lm, configure
@@ -143,6 +143,7 @@ def evaluate_program(
     progress: bool = True,
     program_file: Path | None = None,
     tags: dict | None = None,
+    pdf_lookup=None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -162,10 +163,13 @@ def evaluate_program(
         scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
         tokens = sum(int(v.get("total_tokens", 0) or 0) for a in answered for v in (a.usage or {}).values()
                      if isinstance(v, dict))  # fmt: skip
-        summary = {**report, "errors": sum(a.error is not None for a in answered), "seconds": round(seconds, 2),
+        summary = {**report, **verification_metrics(answered), "errors": sum(a.error is not None for a in answered),
+                   "seconds": round(seconds, 2),
                    "total_tokens": tokens, "variant": variant, "run_id": run.run_id,
                    "tracking_uri": tracking.tracking_uri()}  # fmt: skip
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
+        for report_path in write_reports(out_dir, answered, pdf_lookup):
+            run.log_artifact(report_path, artifact_path=f"audit/{report_path.parent.name}")
         run.log_metrics(flat_metrics(summary))
         run.log_table(table_rows(answered, scores))
         for path in paths.values():
@@ -248,7 +252,8 @@ def main(argv=None) -> int:
     result = evaluate_program(program, items, variant=variant, settings=settings, out_dir=out_dir,
                               concurrency=args.concurrency, judge=judge, params=params,
                               autolog=not args.no_autolog, progress=not args.no_progress,
-                              program_file=program_file, tags=variant_tags(args.program, origin))  # fmt: skip
+                              program_file=program_file, tags=variant_tags(args.program, origin),
+                              pdf_lookup=getattr(store, "pdf_path", None))  # fmt: skip
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
         print(line, file=sys.stderr)

@@ -15,6 +15,7 @@ retrieved_chunks and model_answer.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from evaluate.answering import Answered
 from programs.runtime.run_folder import dump  # the same JSON files collate.ask writes
 
+logger = logging.getLogger(__name__)
 RAG_KEYS = ("question_id", "retrieved_chunks", "model_answer")
 
 
@@ -67,6 +69,36 @@ def write_outputs(out_dir: Path, answered: list[Answered], scores: list[dict], s
             f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
     dump(paths["agent_output"], [agent_entry(out_dir, a, rag) for a in answered])
     dump(paths["summary"], summary)
+    return paths
+
+
+def verification_metrics(answered: list[Answered]) -> dict[str, float]:
+    """How the run's facts fared against their pages (retrievers.factcheck), next to accuracy: the
+    share verified, the share whose page was corrected, the share flagged, and the repair calls."""
+    statuses = [f.get("verdict") or "" for a in answered for f in a.facts if f.get("disclosed", True)]
+    checked = [s for s in statuses if s]
+    share = (lambda *names: round(sum(s in names for s in checked) / len(checked), 4)) if checked else (lambda *n: 0.0)
+    return {
+        "facts_checked": len(checked),
+        "facts_verified_share": share("verified"),
+        "facts_page_corrected_share": share("page_corrected"),
+        "facts_unverified_share": share("value_not_in_quote", "quote_not_found"),
+        "repair_calls": sum(int((a.trace.get("extract") or {}).get("repair_calls", 0)) for a in answered),
+    }
+
+
+def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup) -> list[Path]:
+    """questions/<qid>/audit.html for every question whose answer rests on facts (evaluate.audit_report)."""
+    from evaluate.audit_report import write_program_report
+
+    paths = []
+    for a in answered:
+        if a.facts and a.error is None:
+            path = question_folder(out_dir, a.question_id) / "audit.html"
+            try:
+                paths.append(write_program_report(path, a.question, a.__dict__, pdf_lookup))
+            except OSError as e:  # a report that cannot be written never costs the run its scores
+                logger.warning("no audit report for %s: %s", a.question_id, e)
     return paths
 
 

@@ -96,3 +96,18 @@ def test_repair_can_be_turned_off(run):
     pred, lm = run(repair_facts=False)
     assert not [e for e in lm.history if "does not print the value" in e["messages"][-1]["content"]]
     assert pred.trace["extract"]["repair_calls"] == 0
+
+
+def test_a_count_read_off_the_quoted_lines_is_checked_by_its_quote_only():
+    from programs.stages.verification import checked
+    from signatures.types import Fact
+
+    pages = {2: "乔莉敏 副董事长、行长 女 50\n王芳 董事 女 45\n李娜 监事 女 41", 3: "其他"}
+    count = Fact(doc_id="d", field="female_executive_count", value="3", unit="人", quote="乔莉敏 副董事长、行长 女 50",
+                 page=2, field_type="integer", field_unit="people")  # fmt: skip
+    assert checked(count, pages).verdict == "verified"
+    assert checked(count.model_copy(update={"page": 3}), pages).verdict == "page_corrected"
+    ratio = count.model_copy(update={"field_unit": "percent", "field_type": "percent"})
+    assert checked(ratio, pages).verdict == "value_not_in_quote"  # any other unit: the value must be printed
+    invented = count.model_copy(update={"quote": "共有女性高管3名"})
+    assert checked(invented, pages).verdict == "quote_not_found"
