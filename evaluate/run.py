@@ -50,7 +50,7 @@ def compile_origin(program_file: Path) -> dict:
 
     Read here, not through optimize/ (evaluate/ must not import it): only the keys that name a variant.
     """
-    sidecar = program_file.with_name(program_file.stem + ".meta.json")
+    sidecar = sidecar_of(program_file)
     try:
         meta = json.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -58,6 +58,11 @@ def compile_origin(program_file: Path) -> dict:
                        program_file)  # fmt: skip
         return {}
     return {k: meta.get(k) for k in ("optimizer", "stage", "mlflow_run_id", "dataset_hash")}
+
+
+def sidecar_of(program_file: Path) -> Path:
+    """compiled.json -> compiled.meta.json, where optimize.compile writes what it did."""
+    return program_file.with_name(program_file.stem + ".meta.json")
 
 
 def variant_name(program_arg: str | None, origin: dict | None = None) -> str:
@@ -176,7 +181,7 @@ def evaluate_program(
             run.log_artifact(path)
         if program_file is not None:
             run.log_artifact(program_file)
-            sidecar = program_file.with_suffix(".meta.json")
+            sidecar = sidecar_of(program_file)
             if sidecar.is_file():
                 run.log_artifact(sidecar)
         run.log_program(program)

@@ -73,7 +73,9 @@ class BestSoFar:
         if not pool:
             return None
         most = max(c.examples for c in pool)
-        return max((c for c in pool if c.examples == most), key=lambda c: c.score)  # first of equals: the earliest
+        return max(
+            (c for c in pool if c.examples == most), key=lambda c: c.score
+        )  # first of equals: the earliest
 
     @contextlib.contextmanager
     def watch(self) -> Iterator[BestSoFar]:
@@ -83,7 +85,9 @@ class BestSoFar:
 
         def recording_call(evaluate, program, metric=None, devset=None, *args, **kwargs):
             result = inner_call(evaluate, program, metric, devset, *args, **kwargs)
-            tracker.record(program, float(result.score) / 100.0, devset if devset is not None else evaluate.devset)
+            tracker.record(
+                program, float(result.score) / 100.0, devset if devset is not None else evaluate.devset
+            )
             return result
 
         def recording_wrap(program, metric):

@@ -96,7 +96,11 @@ def enforce(budget: CallBudget) -> Iterator[CallBudget]:
         return result
 
     threads_before = set(threading.enumerate())
-    execution._engine, execution.execute, execution.aexecute = charged_engine, counted_execute, counted_aexecute
+    execution._engine, execution.execute, execution.aexecute = (
+        charged_engine,
+        counted_execute,
+        counted_aexecute,
+    )
     try:
         yield budget
     finally:

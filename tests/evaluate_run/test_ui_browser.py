@@ -37,7 +37,9 @@ def chromium() -> str:
     if found:
         return found
     if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, timeout=900, check=False)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, timeout=900, check=False
+        )
         found = shutil.which("chromium")
     if not found:
         pytest.skip("no chromium (Debian: apt-get install -y chromium)")
@@ -56,7 +58,9 @@ def page_text(browser: str, url: str, png: Path) -> str:
 
 def test_the_compare_page_shows_the_variants_and_their_rounded_accuracy(tmp_path):
     browser = chromium()
-    with tracking.start_run("compile mipro (program)", tags={"kind": "compile", "optimizer": "mipro"}) as compile_run:
+    with tracking.start_run(
+        "compile mipro (program)", tags={"kind": "compile", "optimizer": "mipro"}
+    ) as compile_run:
         compile_run.log_metrics({"dev_metric": 0.52, "lm_calls": 300})
         for step in range(3):  # what autolog logs for an optimizer's trials: child runs of the compile
             with tracking.start_run(f"eval_full_{step}") as trial:
@@ -65,7 +69,9 @@ def test_the_compare_page_shows_the_variants_and_their_rounded_accuracy(tmp_path
     for program, origin, accuracy in VARIANTS:
         origin = {**origin, "mlflow_run_id": compile_run.run_id} if origin else {}
         variant = variant_name(program, origin)
-        with tracking.start_run(f"{variant} n=10", tags={"variant": variant, **variant_tags(program, origin)}) as run:
+        with tracking.start_run(
+            f"{variant} n=10", tags={"variant": variant, **variant_tags(program, origin)}
+        ) as run:
             run.log_metrics({"final_accuracy": accuracy, "process_macro_cell": 0.6, "process_micro_cell": 0.65,
                              "total_tokens": 12345, "seconds": 41.2})  # fmt: skip
         run_ids.append(run.run_id)
@@ -87,7 +93,9 @@ def test_the_compare_page_shows_the_variants_and_their_rounded_accuracy(tmp_path
         compare = page_text(browser, f'{base}/#/compare-runs?runs=[{ids}]&experiments=["{experiment}"]',
                             tmp_path / "compare.png")  # fmt: skip
         view = page_text(browser, base + tracking.view_path(experiment), tmp_path / "runs.png")
-        print(f"screenshots: {tmp_path / 'compare.png'} {tmp_path / 'runs.png'} ({time.monotonic() - started:.0f} s)")
+        print(
+            f"screenshots: {tmp_path / 'compare.png'} {tmp_path / 'runs.png'} ({time.monotonic() - started:.0f} s)"
+        )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -95,7 +103,9 @@ def test_the_compare_page_shows_the_variants_and_their_rounded_accuracy(tmp_path
     assert "Comparing 3 Runs" in compare, compare[:2000]
     for name in names:
         assert f"{name} n=10" in compare
-    assert compile_run.run_id in compare  # the compiled row names the compile it came from (tag compiled_from)
+    assert (
+        compile_run.run_id in compare
+    )  # the compiled row names the compile it came from (tag compiled_from)
     for _, _, accuracy in VARIANTS:
         assert f"{accuracy:.3f}" in compare and str(accuracy) not in compare  # shown rounded
     assert (tmp_path / "compare.png").stat().st_size > 10_000

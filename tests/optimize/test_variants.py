@@ -24,7 +24,9 @@ def _evaluate(small_corpus, out, *extra: str) -> dict:
     return json.loads((out / "summary.json").read_text())
 
 
-def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile(small_corpus, brain_server, tmp_path):
+def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile(
+    small_corpus, brain_server, tmp_path
+):
     corpus, index = small_corpus
     compiled = tmp_path / "compiled.json"
     assert compile_cli.main(["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(compiled),
@@ -38,7 +40,9 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
 
     runs = {
         "uncompiled": _evaluate(small_corpus, tmp_path / "u", "--no-autolog"),
-        "compiled:bootstrap": _evaluate(small_corpus, tmp_path / "c", "--program", str(compiled)),  # autolog on
+        "compiled:bootstrap": _evaluate(
+            small_corpus, tmp_path / "c", "--program", str(compiled)
+        ),  # autolog on
         "flat-rag": _evaluate(small_corpus, tmp_path / "f", "--program", "flat-rag", "--no-autolog"),
     }
     evaluated_hash = dataset_hash(load_dataset(corpus / "dataset.json")[:1])
@@ -58,8 +62,13 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
     assert client.get_run(runs["flat-rag"]["run_id"]).data.tags["program"] == "flat-rag"
 
     # The compiled run was traced: retrieval and the sandbox run are spans of their own, with what they did.
-    spans = [s for t in client.search_traces(locations=[compile_run.info.experiment_id],
-                                             run_id=runs["compiled:bootstrap"]["run_id"]) for s in t.data.spans]
+    spans = [
+        s
+        for t in client.search_traces(
+            locations=[compile_run.info.experiment_id], run_id=runs["compiled:bootstrap"]["run_id"]
+        )
+        for s in t.data.spans
+    ]
     retrievals = [s for s in spans if s.name.startswith("PassageRetriever")]
     sandbox_runs = [s for s in spans if s.name.startswith("SandboxRun")]
     assert retrievals and sandbox_runs, sorted({s.name for s in spans})
@@ -69,7 +78,9 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
 
 def test_optimizer_trials_are_child_runs_of_the_compile(rule_lm, toy):
     train, val = toy["examples"](4), toy["examples"](8)[4:]
-    options = OptimizerOptions(num_threads=1, extra={"auto": None, "num_candidates": 2}, compile_extra={"num_trials": 3})
+    options = OptimizerOptions(
+        num_threads=1, extra={"auto": None, "num_candidates": 2}, compile_extra={"num_trials": 3}
+    )
     with tracking.start_run("compile mipro (program)", experiment="t-trials") as run:
         with tracking.dspy_autolog():
             compile_with("mipro", toy["metric"], toy["program"](), train, val, options=options)
@@ -77,4 +88,6 @@ def test_optimizer_trials_are_child_runs_of_the_compile(rule_lm, toy):
     every = client.search_runs([run.experiment_id])
     trials = [r for r in every if r.info.run_id != run.run_id]
     assert trials, "autolog logged no trial run"
-    assert all(r.data.tags.get("mlflow.parentRunId") == run.run_id for r in trials), [r.info.run_name for r in trials]
+    assert all(r.data.tags.get("mlflow.parentRunId") == run.run_id for r in trials), [
+        r.info.run_name for r in trials
+    ]
