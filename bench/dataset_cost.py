@@ -6,7 +6,8 @@ Generates the default synthetic corpus (56 filings, 40 questions) and its index 
 (reused when present), then answers every question twice with the rule-based fake LM in rewording
 mode (each plan words a field as a real planner would: "资本充足率" / "期末资本充足率" / "资本充足率（%）"),
 once with reuse by exact description only and once with reuse by meaning. Prints, per mode:
-extraction calls (one per document asked), unique (document, field) pairs the questions needed,
+extraction calls (one per document asked; without a fact store, one per document per question),
+unique (document, field) pairs the questions needed,
 their ratio, and tokens; and every merge checked against truth.jsonl (both descriptions must name
 the same truth row of that document). Target: calls <= 1.2 x unique pairs with reuse by meaning,
 no wrong merge. Exit 0 when met.
@@ -104,6 +105,8 @@ def main(argv=None) -> int:
     items = json.loads((corpus / "dataset.json").read_text(encoding="utf-8"))[: args.limit]
     store = IndexStore.open(index)
     print(f"{len(items)} questions over {len(store.catalog.documents())} documents; planner rewording seed {args.seed}")
+    asked = sum(len(item["metadata"]) for item in items)
+    print(f"{'no fact store':<24} extraction calls {asked:>5}  (one per document per question)")
     results = {}
     for label, fuzzy in (("exact descriptions only", False), ("reuse by meaning", True)):
         r = results[label] = run_dataset(items, store, fuzzy, args.seed)
