@@ -83,12 +83,12 @@ def test_second_page_of_a_statement_keeps_its_head():
 
 @needs_realdocs
 @pytest.mark.slow
-def test_evidence_pages_of_real_questions_are_in_the_top_ten(tmp_path):
+def test_evidence_pages_of_real_questions_are_in_the_top_five(tmp_path):
     from retrievers.build import build_index
     from retrievers.catalog import Catalog
     from retrievers.store import IndexStore
 
-    doc_ids = ("ADOBE_2015_10K", "AMAZON_2017_10K")
+    doc_ids = ("ULTABEAUTY_2023Q4_EARNINGS", "PEPSICO_2023Q1_EARNINGS")  # small: MiniLM embeds every chunk
     rows = [json.loads(x) for x in (DEV / "catalog.jsonl").read_text().splitlines() if x.strip()]
     catalog = tmp_path / "catalog.jsonl"
     catalog.write_text("".join(json.dumps(r) + "\n" for r in rows if r["id"] in doc_ids))
@@ -97,9 +97,9 @@ def test_evidence_pages_of_real_questions_are_in_the_top_ten(tmp_path):
     store = IndexStore.open(tmp_path / "index")
     questions = [json.loads(x) for x in (DEV / "questions.jsonl").read_text().splitlines() if x.strip()]
     asked = [q for q in questions if q["doc_id"] in doc_ids]
-    assert len(asked) >= 3
+    assert len(asked) >= 5
     for q in asked:
-        passages = store.search(q["doc_id"], q["question"], k=10)
+        passages = store.search(q["doc_id"], q["question"], k=5)
         pages = {p for hit in passages for p in range(hit.page, (hit.page_end or hit.page) + 1)}
         assert pages & set(q["evidence_pages"]), (q["question"][:80], sorted(pages), q["evidence_pages"])
 
