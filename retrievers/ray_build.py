@@ -31,10 +31,11 @@ ENV_ADDRESS = "COLLATE_RAY_ADDRESS"
 # Resources, said once for every task. One CPU per document, like one pool process per core: a
 # document's work is serial apart from torch, and torch gets as many threads as the task has CPUs.
 TASK_CPUS = 1
-# Memory reserved per task, so a node runs no more documents at once than fit: a worker's peak RSS
-# indexing a 6-page English filing with MiniLM is ~0.6 GB here (torch + model + pdfium); 1.5 GB leaves
-# room for 400-page filings. Ray schedules by it; its memory monitor kills (then retries) a task when
-# its node runs out anyway.
+# Memory reserved per task, so a node runs no more documents at once than fit: build_document's peak
+# RSS on a 12-page English filing with MiniLM is 0.39 GB (ru_maxrss of a fresh process: torch + model +
+# pdfium), plus Ray's worker; 1.5 GB is headroom for filings of hundreds of pages (not measured). Ray
+# schedules by it (a reservation, not a cap); its memory monitor kills, then retries, a task whose node
+# runs out anyway.
 TASK_MEMORY = int(1.5 * 2**30)
 # A worker that dies (kill -9, the OOM killer, a lost node) loses its one document, which Ray runs once
 # more; a second death is reported as that document's failure, like a crashed pool process.
