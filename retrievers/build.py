@@ -1,8 +1,9 @@
 """Build the index folder: catalog copy, one hybrid index per document, a manifest of what happened.
 
-    python -m retrievers.build --catalog CATALOG --pdf-dir DIR --index DIR [--workers N]
+    python -m retrievers.build --catalog CATALOG --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
 
-Documents are parsed, chunked, embedded and indexed in parallel processes. A document whose file
+Documents are parsed, chunked, embedded and indexed in parallel processes, or as tasks on a Ray
+cluster with --ray (retrievers.ray_build; the index must then be on storage every node can write). A document whose file
 bytes, embedder and tokenizer are unchanged since the last build is skipped (content-hash cache).
 A document that cannot be read is reported with what happened and what to do; the rest goes on.
 
@@ -249,9 +250,11 @@ def build_index(
     dense: str = "auto",
     catalog_dir: Path | None = None,
     progress: bool = True,
+    ray_address: str | None = None,
 ) -> BuildReport:
     """Index every catalog document into index_dir. Raises IndexLocked when another build holds it,
-    BuildInterrupted on Ctrl-C (documents finished by then are kept)."""
+    BuildInterrupted on Ctrl-C (documents finished by then are kept). With ray_address, changed
+    documents are indexed on that Ray cluster (RayBuildError when it cannot be used)."""
     if dense not in DENSE_POLICIES:
         raise ValueError(f"dense={dense!r}: use one of {', '.join(DENSE_POLICIES)}")
     index_dir = Path(index_dir)
@@ -271,6 +274,7 @@ def build_index(
                 catalog_dir,
                 progress,
                 results,
+                ray_address,
             )
         except KeyboardInterrupt:
             raise BuildInterrupted(_interrupted_message(results, len(catalog), index_dir)) from None
@@ -287,6 +291,7 @@ def _build_locked(
     catalog_dir: Path | None,
     progress: bool,
     results: list[DocResult],
+    ray_address: str | None = None,
 ) -> BuildReport:
     from tqdm import tqdm
 
@@ -307,7 +312,7 @@ def _build_locked(
         catalog.save(index_dir)  # an interrupted first build still opens, with the documents it finished
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
     try:
-        _run_jobs(jobs, workers, results, bar)
+        _run_jobs(jobs, workers, results, bar, ray_address)
     finally:
         bar.close()  # ends the bar's line, so a message after it starts on its own
     order = {job.doc_id: i for i, job in enumerate(jobs)}
@@ -328,7 +333,7 @@ def _build_locked(
     return report
 
 
-def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar) -> None:
+def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar, ray_address: str | None = None) -> None:
     """Fill `results` as documents finish (so an interruption knows what was saved)."""
     stale = []
     # the cache check is a hash of the file: cheap, done here so workers start only if needed
@@ -339,6 +344,11 @@ def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar) -> N
         else:
             results.append(cached)
             bar.update()
+    if ray_address is not None:  # the same build_document, as Ray tasks (only changed documents are sent)
+        from retrievers.ray_build import run_on_ray
+
+        run_on_ray(stale, ray_address, results, bar)
+        return
     if workers == 1 or len(stale) <= 1:
         for job in stale:
             results.append(build_document(*job))
@@ -478,6 +488,14 @@ def _parser() -> argparse.ArgumentParser:
         help="which documents get MiniLM embeddings besides BM25 (auto: English ones)",
     )
     p.add_argument("--tokenizer", default=NGRAM, choices=[NGRAM, JIEBA], help="Chinese tokenization for BM25")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="index on a Ray cluster (HOST:PORT, or auto for this machine's; default $COLLATE_RAY_ADDRESS or "
+        "auto); the index and PDFs must be on storage every node can reach",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the per-document results as JSON")
     return p
@@ -508,7 +526,12 @@ def _main(argv: list[str] | None) -> int:
     except CatalogError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from retrievers.ray_build import RayBuildError, require_ray, resolve_address
+
+    ray_address = resolve_address(args.ray)
     try:
+        if ray_address is not None:
+            require_ray()  # before anything is written
         report = build_index(
             catalog,
             args.pdf_dir,
@@ -519,7 +542,11 @@ def _main(argv: list[str] | None) -> int:
             dense=args.dense,
             catalog_dir=Path(args.catalog).resolve().parent,
             progress=not args.no_progress,
+            ray_address=ray_address,
         )
+    except RayBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except IndexLocked as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_LOCKED
