@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 
 import pytest
 
@@ -17,6 +19,7 @@ from programs.runtime.settings import Settings, build_lm
 from tests.e2e.corpus import dataset_items
 from tests.fakes.brain import Brain
 from tests.fakes.server import FakeLMServer, Fault
+from tests.sandbox.processes import runner_processes
 
 STAGE_KINDS = ("plan", "extract", "normalize", "write_code", "answer")
 LIMITS = {"COLLATE_MAX_TOKENS_PLANNER": "1111", "COLLATE_MAX_TOKENS_EXTRACTOR": "222",
@@ -114,8 +117,23 @@ def test_max_completion_tokens_is_sent_when_the_setting_asks_for_it():
     assert request["max_completion_tokens"] == 77 and "max_tokens" not in request
 
 
+@pytest.fixture
+def stop_warm_sandboxes():
+    """The sandbox the Analyst warms up at a question's start waits for the next question when planning
+    fails (by design in a long-lived process); a test that ends there stops it, so later tests that
+    count sandbox processes (tests/programs/test_code_writer.py) see none of ours."""
+    before = runner_processes()
+    yield
+    for pid in runner_processes() - before:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(small_corpus, item, monkeypatch,
-                                                                               capsys, tmp_path, caplog):  # fmt: skip
+                                                                               capsys, tmp_path, caplog,
+                                                                               stop_warm_sandboxes):  # fmt: skip
     hang = Fault("hang", when=lambda messages: "catalog" in json.dumps(messages))  # the planner's call
     with FakeLMServer(Brain(), faults=[hang], hang_seconds=4.0) as server:
         local_env(server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5")
@@ -124,7 +142,7 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(s
     assert code == 0, err  # an honest end: no answer, every document accounted
     assert out["answer"].startswith("No answer: planning failed: the LM did not answer")
     assert "COLLATE_TIMEOUT / --timeout" in out["answer"] and "Timeouts(" not in out["answer"] + err
-    assert {m["doc_id"] for m in out["missing"]} == {row["id"] for row in item["metadata"]} or out["missing"]
+    assert {row["id"] for row in item["metadata"]} <= {m["doc_id"] for m in out["missing"]}
     assert all("COLLATE_TIMEOUT" in m["reason"] for m in out["missing"])
     waiting = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
     assert waiting and waiting[0].startswith("planner: waiting "), waiting
