@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from dspy.utils.exceptions import LMAuthError, LMError, LMRateLimitError, LMTimeoutError, LMTransportError
+from dspy.utils.exceptions import LMAuthError, LMError, LMRateLimitError, LMTimeoutError
 
 # A library's own remedy, cut from messages we pass on ("... — raise it with Timeouts(read=...) if ...").
 _LIBRARY_REMEDY = re.compile(r"\s*[;,—-]*\s*(this is lm15's read timeout[^;]*;?\s*)?[^;.]*Timeouts\([^)]*\)[^;.]*", re.I)
@@ -28,15 +28,16 @@ def lm_error_reason(error: BaseException) -> str:
     kind = type(error).__name__
     if not isinstance(error, LMError) and not _looks_like_transport(error):
         return f"{kind}: {message}"
-    if isinstance(error, LMTimeoutError) or (_TIMED_OUT.search(message) and not isinstance(error, LMRateLimitError)):
+    cleaned = _clean(message)
+    if _REFUSED.search(cleaned) and not isinstance(error, LMTimeoutError):
+        return f"could not reach the LM ({kind}: {cleaned}); {REFUSED_FIX}"
+    if isinstance(error, LMTimeoutError) or (_TIMED_OUT.search(cleaned) and not isinstance(error, LMRateLimitError)):
         seconds = _SECONDS.search(message)
         waited = f" within {seconds.group(1)} s" if seconds else " in time"
         return f"the LM did not answer{waited} ({kind}); {TIMEOUT_FIX}"
-    if isinstance(error, LMTransportError) and _REFUSED.search(message):
-        return f"could not reach the LM ({kind}: {_clean(message)}); {REFUSED_FIX}"
     if isinstance(error, LMAuthError):
-        return f"the LM refused the credentials ({kind}: {_clean(message)}); check COLLATE_API_KEY / --api-key"
-    return f"{kind}: {_clean(message)}"
+        return f"the LM refused the credentials ({kind}: {cleaned}); check COLLATE_API_KEY / --api-key"
+    return f"{kind}: {cleaned}"
 
 
 def _looks_like_transport(error: BaseException) -> bool:
