@@ -147,3 +147,20 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(s
     waiting = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
     assert waiting and waiting[0].startswith("planner: waiting "), waiting
     assert "COLLATE_TIMEOUT / --timeout" in waiting[0]
+
+
+def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(small_corpus, item, monkeypatch, capsys,
+                                                                            tmp_path):  # fmt: skip
+    from programs.runtime.lm_progress import current_watch
+    from tests.fakes.chat_format import call_kind
+
+    first = sorted(row["id"] for row in item["metadata"])[0]
+    garbled = Fault("malformed", when=lambda messages: call_kind(messages) == "extract" and first in json.dumps(messages))
+    with FakeLMServer(Brain(), faults=[garbled]) as server:
+        local_env(server, monkeypatch, COLLATE_REPAIR_FACTS="false")
+        code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
+    assert code == 0, err
+    summary = current_watch().summary()
+    assert summary["extractor"]["parse_failures"] >= 1 and summary["planner"]["parse_failures"] == 0
+    assert summary["extractor"]["calls"] >= len(item["metadata"])
+    assert first in {m["doc_id"] for m in out["missing"]} | {r["id"] for r in out["records"]}
