@@ -2,7 +2,7 @@
 
 For each mode, runs `collate ask` on the same questions of a small synthetic corpus against the same
 server, with fresh facts each time, and prints per stage: LM calls, LM errors, adapter parse failures
-and LM seconds, plus wall time, answered/accounted documents, and the ratio json_schema / off.
+and LM seconds, plus wall time, answered/accounted documents, and the ratio structured / off.
 
     python bench/local_structured.py                       # starts llama.cpp's server (the `local` extra)
     python bench/local_structured.py --api-base URL --lm openai/NAME   # any running OpenAI-compatible server
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: make the project and its test helpers importable
     sys.path.insert(0, str(ROOT))
 
-MODES = ("json_schema", "off")
+MODES = ("json_object", "off")  # json_object: llama-cpp-python's server spelling of JSON-schema decoding
 
 
 def ask_once(corpus: Path, index: Path, question_id: str, fact_store: Path) -> tuple[int, dict, float, dict]:
@@ -86,8 +86,8 @@ def report(results: dict) -> None:
         failures = sum(s["parse_failures"] for s in r["stages"].values())
         print(f"{mode}: wall {r['wall']:.0f} s, exits {r['exits']}, documents {r['documents']}: "
               f"{r['answered']} with a record, {r['accounted']} accounted missing; parse failures {failures}")  # fmt: skip
-    on, off = results["json_schema"], results["off"]
-    print(f"ratio json_schema/off: wall {on['wall'] / max(off['wall'], 1e-9):.2f}")
+    on, off = results[MODES[0]], results["off"]
+    print(f"ratio {MODES[0]}/off: wall {on['wall'] / max(off['wall'], 1e-9):.2f}")
 
 
 def main(argv=None) -> int:

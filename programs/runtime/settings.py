@@ -72,7 +72,8 @@ class Settings:
     token_param: str = "auto"  # auto | max_tokens | max_completion_tokens
     # JSON-schema decoding (response_format) for the stages: json_schema uses DSPy's JSONAdapter with
     # the stage's output schema, off the ChatAdapter text format; auto = json_schema for local servers.
-    structured: str = "auto"  # auto | json_schema | off
+    # json_object: the same schema in llama-cpp-python's server's spelling (it refuses json_schema).
+    structured: str = "auto"  # auto | json_schema | json_object | off
     lm_progress_every: float = 30.0  # seconds between "still waiting on the LM" lines; 0 = none
     # Documents extracted at once. 16: plan, code and answer are three serial calls, so at 8 a
     # 38-document question needs 8 latency rounds of 41 calls (floor 0.195 of serial time); hosted
@@ -107,7 +108,7 @@ class Settings:
     }  # fmt: skip
     # name -> accepted words.
     CHOICES = {"token_param": ("auto", "max_tokens", "max_completion_tokens"),
-               "structured": ("auto", "json_schema", "off")}  # fmt: skip
+               "structured": ("auto", "json_schema", "json_object", "off")}  # fmt: skip
 
     def __post_init__(self):
         for name, (low, high) in self.RANGES.items():

