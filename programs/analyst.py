@@ -15,6 +15,7 @@ import dspy
 from programs.result import ProgramResult
 from programs.runtime.facts import FactStore
 from programs.runtime.field_match import FieldMatcher
+from programs.runtime.lm_errors import lm_error_reason
 from programs.runtime.run_folder import build_run_log
 from programs.runtime.settings import Settings
 from programs.stages.answer import Answer, Answerer
@@ -82,7 +83,7 @@ class Analyst(dspy.Module):
         return list(doc_ids)
 
     def unplanned(self, question: str, scope: list[str] | None, error: Exception) -> ProgramResult:
-        reason = f"planning failed: {type(error).__name__}: {error}"[:500]
+        reason = f"planning failed: {lm_error_reason(error)}"[:500]
         logger.error(reason)
         missing = [DocumentFailure(doc_id=d.id, stage="plan", reason=reason)
                    for d in self.catalog.select(None, within=scope)]  # fmt: skip

@@ -31,11 +31,12 @@ def add_lm_arguments(parser, model_help: str = "model id (COLLATE_LM), e.g. open
     parser.add_argument("--lm", help=model_help)
     parser.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
     parser.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
+    parser.add_argument("--timeout", type=float, help="seconds an LM request may take (COLLATE_TIMEOUT, default 120)")
 
 
 def lm_overrides(args) -> dict:
     """The Settings overrides of add_lm_arguments' flags (None = keep the environment's)."""
-    return {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key}
+    return {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key, "timeout": getattr(args, "timeout", None)}
 
 
 def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:
@@ -56,4 +57,4 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
 def lm_argv(args) -> list[str]:
     """add_lm_arguments' flags as given, back as argv: for a CLI that runs another CLI (evaluate.demo)."""
     return [arg for key, value in lm_overrides(args).items() if value
-            for arg in (f"--{key.replace('_', '-')}", value)]  # fmt: skip
+            for arg in (f"--{key.replace('_', '-')}", str(value))]  # fmt: skip

@@ -58,6 +58,23 @@ class Settings:
     num_retries: int = 3  # dspy.LM's own backoff for 429 / 5xx / timeouts
     timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
     cache: bool = True
+    # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
+    # document's extraction; on a slow local server a tight limit is what bounds a call's time.
+    max_tokens_planner: int | None = None
+    max_tokens_extractor: int | None = None
+    max_tokens_normalizer: int | None = None
+    max_tokens_coder: int | None = None
+    max_tokens_answer: int | None = None
+    max_tokens_judge: int | None = None
+    # The name the output-token limit is sent under. llama.cpp's server, Ollama and older vLLM ignore
+    # `max_completion_tokens` (DSPy's native name) and generate until the context is full; auto sends
+    # `max_tokens` to any endpoint that is not OpenAI's own (programs.runtime.lm_endpoint).
+    token_param: str = "auto"  # auto | max_tokens | max_completion_tokens
+    # JSON-schema decoding (response_format) for the stages: json_schema uses DSPy's JSONAdapter with
+    # the stage's output schema, off the ChatAdapter text format; auto = json_schema for local servers.
+    # json_object: the same schema in llama-cpp-python's server's spelling (it refuses json_schema).
+    structured: str = "auto"  # auto | json_schema | json_object | off
+    lm_progress_every: float = 30.0  # seconds between "still waiting on the LM" lines; 0 = none
     # Documents extracted at once. 16: plan, code and answer are three serial calls, so at 8 a
     # 38-document question needs 8 latency rounds of 41 calls (floor 0.195 of serial time); hosted
     # APIs and vLLM serve 16 concurrent requests comfortably (bench/latency.py measures it).
@@ -85,14 +102,24 @@ class Settings:
         "concurrency": (1, 1024), "k": (1, 200), "code_rounds": (0, 10), "normalize_batch": (1, 1000),
         "sample_records": (0, 1000), "sandbox_timeout": (0.1, 3600), "sandbox_memory_mb": (512, 1 << 20),
         "sandbox_disk_mb": (1, 1 << 20), "sandbox_output_bytes": (1, 1 << 30),
+        "max_tokens_planner": (1, 1_000_000), "max_tokens_extractor": (1, 1_000_000),
+        "max_tokens_normalizer": (1, 1_000_000), "max_tokens_coder": (1, 1_000_000),
+        "max_tokens_answer": (1, 1_000_000), "max_tokens_judge": (1, 1_000_000), "lm_progress_every": (0, 86_400),
     }  # fmt: skip
+    # name -> accepted words.
+    CHOICES = {"token_param": ("auto", "max_tokens", "max_completion_tokens"),
+               "structured": ("auto", "json_schema", "json_object", "off")}  # fmt: skip
 
     def __post_init__(self):
         for name, (low, high) in self.RANGES.items():
             value = getattr(self, name)
-            if not low <= value <= high:
+            if value is not None and not low <= value <= high:
                 raise ValueError(f"{name}={value} is out of range: use {low} to {high} "
                                  f"({ENV_PREFIX}{name.upper()} or --{name.replace('_', '-')})")  # fmt: skip
+        for name, words in self.CHOICES.items():
+            if getattr(self, name) not in words:
+                raise ValueError(f"{name}={getattr(self, name)!r} is not one of {', '.join(words)} "
+                                 f"({ENV_PREFIX}{name.upper()})")  # fmt: skip
 
     @classmethod
     def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
@@ -138,6 +165,14 @@ class Settings:
             raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
         return getattr(self, STAGES[stage][0]) or self.lm
 
+    def max_tokens_for(self, stage: str | None) -> int:
+        """The output-token limit of a stage: its own max_tokens_<stage>, else max_tokens."""
+        if stage is None:
+            return self.max_tokens
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
+        return getattr(self, f"max_tokens_{stage}") or self.max_tokens
+
     def as_params(self) -> dict:
         """Every setting, flat, for logging; the API key is masked."""
         params = dataclasses.asdict(self)
@@ -151,7 +186,7 @@ def _parse(f: dataclasses.Field, raw: str):
     try:
         if kind.startswith("bool"):
             return raw.strip().lower() in ("1", "true", "yes", "on")
-        if kind.startswith("int"):
+        if kind.startswith("int"):  # also "int | None"
             return int(raw)
         if kind.startswith("float"):
             return float(raw)
@@ -161,7 +196,12 @@ def _parse(f: dataclasses.Field, raw: str):
 
 
 def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
-    """Build the dspy.LM for a stage (None = the default LM). Raises NoLMConfigured when none is set."""
+    """Build the dspy.LM for a stage (None = the default LM). Raises NoLMConfigured when none is set.
+
+    The stage's output-token limit goes out under the name the endpoint honours
+    (programs.runtime.lm_endpoint: `max_tokens` for local servers, `max_completion_tokens` for OpenAI)."""
+    from programs.runtime.lm_endpoint import engine_for
+
     model = settings.model_for(stage)
     if not model:
         raise NoLMConfigured()
@@ -173,21 +213,33 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
     return dspy.LM(
         model,
         temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
+        max_tokens=settings.max_tokens_for(stage),
         num_retries=settings.num_retries,
         timeout=settings.timeout,
         cache=settings.cache,
+        engine=engine_for(settings, model),
         **kwargs,
     )
 
 
+def has_own_lm(settings: Settings, stage: str) -> bool:
+    """A stage gets its own LM when it names its own model or its own output-token limit."""
+    return bool(getattr(settings, STAGES[stage][0]) or getattr(settings, f"max_tokens_{stage}"))
+
+
 def configure(settings: Settings, program=None) -> dspy.LM:
-    """Set the default LM and attach per-stage LMs to the program's stage modules. Called by CLIs only."""
+    """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
+    per-stage LMs to the program's stage modules. Called by CLIs only."""
+    from programs.runtime.lm_endpoint import apply_structured
+    from programs.runtime.lm_progress import LMWatch, install, stage_labels
+
     default = build_lm(settings, None)
     dspy.configure(lm=default)
+    apply_structured(settings)
+    install(LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program)))
     if program is not None:
-        for stage, (field_name, attribute) in STAGES.items():
+        for stage, (_, attribute) in STAGES.items():
             module = getattr(program, attribute, None) if attribute else None
-            if module is not None and getattr(settings, field_name):
+            if module is not None and has_own_lm(settings, stage):
                 module.set_lm(build_lm(settings, stage))
     return default

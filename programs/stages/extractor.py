@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import dspy
 
 from programs.runtime.facts import Merge, Reuse
+from programs.runtime.lm_errors import lm_error_reason
 from programs.stages.planner import column_name, fields_of
 from programs.stages.spans import PassageRetriever
 from programs.stages.verification import checked, feedback_for
@@ -200,7 +201,7 @@ class DocumentExtractor(dspy.Module):
         return DocumentOutcome(job.doc.id, facts, asked_lm=True, repaired=repaired)
 
     def failed(self, job: DocumentJob, error: Exception) -> DocumentOutcome:
-        reason = f"{type(error).__name__}: {error}"[:500]
+        reason = lm_error_reason(error)[:500]
         logger.warning("extraction failed for %s: %s", job.doc.id, reason)
         return DocumentOutcome(job.doc.id, list(job.known.values()), DocumentFailure(
             doc_id=job.doc.id, stage="extract", reason=reason), asked_lm=True)  # fmt: skip

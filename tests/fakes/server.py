@@ -93,6 +93,9 @@ class CallRecord:
     started: float
     ended: float = 0.0
     last_message: str = field(default="", repr=False)
+    # The request's settings as sent (every key but the messages): what a test checks reached the wire,
+    # e.g. which output-token limit name the client used and whether response_format was set.
+    request: dict = field(default_factory=dict, repr=False)
 
 
 class FakeLMServer:
@@ -164,7 +167,10 @@ class FakeLMServer:
 
     def env(self) -> dict[str, str]:
         """The COLLATE_* settings that point the project at this server."""
-        return {"COLLATE_LM": f"openai/{self.model_name}", "COLLATE_API_BASE": self.url, "COLLATE_API_KEY": "x"}
+        # The suites written before issue 16 ran the ChatAdapter over DSPy's native engine; they keep
+        # doing so. Tests of the local-server defaults (tests/local, tests/programs/test_lm_*) drop these two.
+        return {"COLLATE_LM": f"openai/{self.model_name}", "COLLATE_API_BASE": self.url, "COLLATE_API_KEY": "x",
+                "COLLATE_STRUCTURED": "off", "COLLATE_TOKEN_PARAM": "max_completion_tokens"}
 
     # ---- what tests read -------------------------------------------------------------------
     @property
@@ -206,6 +212,14 @@ class FakeLMServer:
                 total += end - max(start, edge)
                 edge = end
         return total
+
+    def requests_by_kind(self) -> dict[str, list[dict]]:
+        """Each call's request settings (the body without its messages), grouped by call kind."""
+        with self._lock:
+            grouped: dict[str, list[dict]] = {}
+            for r in self.records:
+                grouped.setdefault(r.kind, []).append(r.request)
+        return grouped
 
     def reset_counts(self) -> None:
         with self._lock:
@@ -261,7 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
             kind = "unknown"
         prompt_text = "".join(message_text(m) for m in messages)
         rec = CallRecord(kind=kind, model=model, status=200, fault=None, prompt_tokens=approx_tokens(prompt_text),
-                         completion_tokens=0, started=started, last_message=message_text(messages[-1]) if messages else "")
+                         completion_tokens=0, started=started, last_message=message_text(messages[-1]) if messages else "",
+                         request={k: v for k, v in body.items() if k != "messages"})
         fake._record(rec)
         if fake.latency:
             fake.sleep(fake.latency)

@@ -1,0 +1,102 @@
+"""What the LM endpoint takes: the name of the output-token limit and whether to ask for JSON-schema output.
+
+Measured, not assumed (issue 16): DSPy 3.4's native engine sends an `openai/` model's limit as
+`max_completion_tokens` (its OpenAI preset). llama.cpp's server ignores that name and generated until
+its context was full, so a 400-token limit never reached it; Ollama and older vLLM read `max_tokens`
+too. DSPy routes `openai/` models through its LiteLLM engine with `max_tokens` on the wire, keeping the
+model id (facts and saved programs name the model, so the id must not change with the route).
+
+JSON-schema decoding: vLLM, llama.cpp's server, Ollama and the OpenAI API accept `response_format`
+with a JSON schema and constrain decoding to it, so even a small model returns parseable fields.
+DSPy's JSONAdapter only sends the schema for models its metadata snapshot knows; a local model is
+never in it, so `SchemaJSONAdapter` sends the stage's schema whenever this mode is chosen.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import dspy
+from dspy.adapters.json_adapter import (
+    JSONAdapter,
+    _get_structured_outputs_response_format,
+    _has_open_ended_mapping,
+)
+
+# Hosts whose OpenAI-compatible API requires `max_completion_tokens` (reasoning models refuse `max_tokens`).
+HOSTED_OPENAI = ("api.openai.com", ".openai.azure.com")
+
+
+def is_hosted_openai(api_base: str | None) -> bool:
+    """No api_base means OpenAI's own endpoint; otherwise the host decides."""
+    if not api_base:
+        return True
+    host = (urlparse(api_base).hostname or "").lower()
+    return any(host == h or (h.startswith(".") and host.endswith(h)) for h in HOSTED_OPENAI)
+
+
+def token_param(settings) -> str:
+    """`max_tokens` or `max_completion_tokens`: the setting, or by endpoint when it is auto."""
+    if settings.token_param != "auto":
+        return settings.token_param
+    return "max_completion_tokens" if is_hosted_openai(settings.api_base) else "max_tokens"
+
+
+def engine_for(settings, model: str) -> str:
+    """The dspy.LM engine that puts the limit on the wire under token_param's name.
+
+    Only `openai/` ids need a choice: DSPy's other prefixes for local servers (`hosted_vllm/`,
+    `ollama_chat/`) already send `max_tokens` natively."""
+    if model.startswith("openai/") and token_param(settings) == "max_tokens":
+        return "litellm"
+    return "auto"
+
+
+def structured_mode(settings) -> str:
+    """`json_schema` or `off`: the setting, or json_schema for any endpoint that is not hosted OpenAI
+    when it is auto (hosted models follow the text format well, and compiled prompts were made with it)."""
+    if settings.structured != "auto":
+        return settings.structured
+    return "off" if is_hosted_openai(settings.api_base) else "json_schema"
+
+
+class SchemaJSONAdapter(JSONAdapter):
+    """DSPy's JSONAdapter that always sends the signature's JSON schema as response_format.
+
+    spelling "json_schema": OpenAI's `{"type": "json_schema", "json_schema": {...}}` (vLLM, Ollama,
+    llama.cpp's own llama-server, OpenAI). "json_object": `{"type": "json_object", "schema": {...}}`,
+    the only form llama-cpp-python's server takes (measured: 0.3.36 answers 500 to json_schema).
+    A signature with an open-ended mapping output has no closed schema: it gets JSON mode instead."""
+
+    def __init__(self, spelling: str = "json_schema", **kwargs):
+        super().__init__(**kwargs)
+        self.spelling = spelling
+
+    def _prepare_response_format(self, lm, lm_kwargs, signature):
+        if _has_open_ended_mapping(signature):
+            lm_kwargs["response_format"] = {"type": "json_object"}
+            return
+        try:
+            model = _get_structured_outputs_response_format(signature, self.use_native_function_calling)
+        except Exception:  # a schema pydantic cannot express: JSON mode still constrains the syntax
+            lm_kwargs["response_format"] = {"type": "json_object"}
+            return
+        if self.spelling == "json_object":
+            lm_kwargs["response_format"] = {"type": "json_object", "schema": model.model_json_schema()}
+        else:
+            lm_kwargs["response_format"] = model
+
+
+def apply_structured(settings) -> str:
+    """Configure DSPy's adapter for the stages; returns the mode used.
+
+    off leaves a ChatAdapter the caller configured alone (tests configure a strict one) and only
+    undoes a SchemaJSONAdapter a previous configure() set."""
+    mode = structured_mode(settings)
+    current = dspy.settings.adapter
+    if mode in ("json_schema", "json_object"):
+        if not isinstance(current, SchemaJSONAdapter) or current.spelling != mode:
+            dspy.configure(adapter=SchemaJSONAdapter(spelling=mode))
+    elif isinstance(current, SchemaJSONAdapter):
+        dspy.configure(adapter=dspy.ChatAdapter())
+    return mode

@@ -1,0 +1,30 @@
+"""LM failures as reasons a user can act on (programs.runtime.lm_errors): the setting, not a library's API."""
+
+from __future__ import annotations
+
+from dspy.utils.exceptions import LMAuthError, LMRateLimitError, LMTimeoutError, LMTransportError
+
+from programs.runtime.lm_errors import lm_error_reason
+
+# DSPy 3.4's native engine, verbatim from a llama.cpp run (issue 16)
+READ_TIMEOUT = ("read timed out waiting for headers from http://127.0.0.1:8080/v1/chat/completions: no bytes for "
+                "120s; this is lm15's read timeout, not a server failure — raise it with Timeouts(read=...) if the "
+                "model needs longer")  # fmt: skip
+
+
+def test_a_read_timeout_names_collate_timeout_and_not_the_library_call():
+    reason = lm_error_reason(LMTransportError(message=READ_TIMEOUT, model="openai/smollm2"))
+    assert reason.startswith("the LM did not answer within 120 s (LMTransportError)")
+    assert "COLLATE_TIMEOUT / --timeout" in reason and "Timeouts(" not in reason and "lm15" not in reason
+    assert "COLLATE_TIMEOUT" in lm_error_reason(LMTimeoutError(message="Request timed out", model="m"))
+
+
+def test_an_unreachable_server_names_the_api_base_setting():
+    reason = lm_error_reason(LMTransportError(message="connection refused by 127.0.0.1:9", model="m"))
+    assert "COLLATE_API_BASE / --api-base" in reason and "COLLATE_TIMEOUT" not in reason
+
+
+def test_other_failures_keep_their_type_and_message():
+    assert lm_error_reason(ValueError("bad plan")) == "ValueError: bad plan"
+    assert lm_error_reason(LMRateLimitError(message="slow down", model="m")).startswith("LMRateLimitError: ")
+    assert "COLLATE_API_KEY" in lm_error_reason(LMAuthError(message="invalid key", model="m"))

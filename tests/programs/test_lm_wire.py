@@ -1,0 +1,183 @@
+"""What reaches a local OpenAI-compatible server (issue 16), read from the request bodies the fake
+HTTP server received during a whole `collate ask`: the output-token limit under the name the
+endpoint honours and per stage, response_format when structured output is on and not when off,
+an LM timeout reported with the setting that fixes it, and a waiting line naming the stage.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+
+import pytest
+
+from collate import ask
+from programs.runtime.lm_endpoint import engine_for, structured_mode, token_param
+from programs.runtime.settings import Settings, build_lm
+from tests.e2e.corpus import dataset_items
+from tests.fakes.brain import Brain
+from tests.fakes.server import FakeLMServer, Fault
+from tests.sandbox.processes import runner_processes
+
+STAGE_KINDS = ("plan", "extract", "normalize", "write_code", "answer")
+LIMITS = {"COLLATE_MAX_TOKENS_PLANNER": "1111", "COLLATE_MAX_TOKENS_EXTRACTOR": "222",
+          "COLLATE_MAX_TOKENS_NORMALIZER": "444", "COLLATE_MAX_TOKENS_CODER": "1555",
+          "COLLATE_MAX_TOKENS_ANSWER": "333"}  # fmt: skip
+EXPECTED = {"plan": 1111, "extract": 222, "normalize": 444, "write_code": 1555, "answer": 333}
+
+
+@pytest.fixture
+def item(small_corpus):
+    items = sorted((i for i in dataset_items(small_corpus[0]) if len(i["metadata"]) >= 2),
+                   key=lambda i: len(i["metadata"]))  # fmt: skip
+    return items[0]
+
+
+def local_env(server, monkeypatch, **settings):
+    """COLLATE_* as a user of a local server sets them: the local defaults (auto), not the old suites' pins."""
+    for name, value in server.env().items():
+        monkeypatch.setenv(name, value)
+    for name in ("COLLATE_STRUCTURED", "COLLATE_TOKEN_PARAM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLLATE_CACHE", "false")
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+
+
+def run_ask(small_corpus, item, tmp_path, capsys):
+    code = ask.main(["--index", str(small_corpus[1]), "--dataset", str(small_corpus[0] / "dataset.json"),
+                     "--question-id", item["question_id"], "--json", "--no-progress",
+                     "--fact-store", str(tmp_path / "facts.sqlite")])  # fmt: skip
+    captured = capsys.readouterr()
+    return code, (json.loads(captured.out) if code == 0 else None), captured.err
+
+
+def test_each_stage_sends_its_own_limit_as_max_tokens_and_its_json_schema(small_corpus, item, monkeypatch, capsys,
+                                                                         tmp_path):  # fmt: skip
+    with FakeLMServer(Brain()) as server:
+        local_env(server, monkeypatch, **LIMITS)
+        code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
+        sent = server.requests_by_kind()
+    assert code == 0, err
+    assert out["answer"].strip() and out["missing"] == []  # the fake brain still answers in JSON
+    # the normalizer asks the LM only for values code could not read: it may make no call here
+    assert set(STAGE_KINDS) - {"normalize"} <= set(sent), sent.keys()
+    for kind in STAGE_KINDS:
+        for request in sent.get(kind, []):
+            assert "max_completion_tokens" not in request, (kind, request)
+            assert request["max_tokens"] == EXPECTED[kind], (kind, request)
+            assert request["response_format"]["type"] in ("json_schema", "json_object"), (kind, request)
+    # the planner's and extractor's outputs are closed schemas: constrained decoding, not just JSON mode
+    for kind in ("plan", "extract"):
+        schema = sent[kind][0]["response_format"]
+        assert schema["type"] == "json_schema" and schema["json_schema"]["schema"]["properties"], schema
+
+
+def test_structured_off_sends_no_response_format_and_the_text_format_still_answers(small_corpus, item, monkeypatch,
+                                                                                   capsys, tmp_path):  # fmt: skip
+    with FakeLMServer(Brain()) as server:
+        local_env(server, monkeypatch, COLLATE_STRUCTURED="off")
+        code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
+        sent = server.requests_by_kind()
+    assert code == 0, err
+    assert out["answer"].strip() and out["missing"] == []
+    requests = [r for kind in STAGE_KINDS for r in sent.get(kind, [])]
+    assert requests and all("response_format" not in r for r in requests)
+    assert all(r["max_tokens"] == Settings.max_tokens and "max_completion_tokens" not in r for r in requests)
+
+
+def test_the_limit_name_follows_the_endpoint_or_the_setting():
+    local = Settings(lm="openai/m", api_base="http://127.0.0.1:8080/v1")
+    hosted = Settings(lm="openai/gpt-4.1-mini")
+    assert token_param(local) == "max_tokens" and token_param(hosted) == "max_completion_tokens"
+    assert token_param(Settings(lm="openai/m", api_base="https://api.openai.com/v1")) == "max_completion_tokens"
+    assert token_param(local.replace(token_param="max_completion_tokens")) == "max_completion_tokens"
+    assert structured_mode(local) == "json_schema" and structured_mode(hosted) == "off"
+    assert structured_mode(local.replace(structured="off")) == "off"
+    # DSPy's own local prefixes already send max_tokens natively; only openai/ ids change engine
+    assert engine_for(local, "openai/m") == "litellm" and engine_for(local, "hosted_vllm/m") == "auto"
+    assert engine_for(hosted, "openai/gpt-4.1-mini") == "auto"
+    lm = build_lm(local.replace(max_tokens_planner=900), "planner")
+    assert lm.model == "openai/m"  # the id facts and saved programs record does not change with the route
+    with pytest.raises(ValueError, match="COLLATE_STRUCTURED"):
+        Settings(structured="yes")
+    with pytest.raises(ValueError, match="COLLATE_MAX_TOKENS_PLANNER"):
+        Settings(max_tokens_planner=0)
+    assert Settings.from_env(environ={"COLLATE_MAX_TOKENS_CODER": "2000"}, require_lm=False).max_tokens_for("coder") == 2000
+
+
+def test_max_completion_tokens_is_sent_when_the_setting_asks_for_it():
+    with FakeLMServer(Brain()) as server:
+        settings = Settings(lm=f"openai/{server.model_name}", api_base=server.url, api_key="x", cache=False,
+                            token_param="max_completion_tokens", max_tokens=77)  # fmt: skip
+        build_lm(settings)("Say hi.")
+        (request,) = [r.request for r in server.records]
+    assert request["max_completion_tokens"] == 77 and "max_tokens" not in request
+
+
+@pytest.fixture
+def stop_warm_sandboxes():
+    """The sandbox the Analyst warms up at a question's start waits for the next question when planning
+    fails (by design in a long-lived process); a test that ends there stops it, so later tests that
+    count sandbox processes (tests/programs/test_code_writer.py) see none of ours."""
+    before = runner_processes()
+    yield
+    for pid in runner_processes() - before:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(small_corpus, item, monkeypatch,
+                                                                               capsys, tmp_path, caplog,
+                                                                               stop_warm_sandboxes):  # fmt: skip
+    hang = Fault("hang", when=lambda messages: "catalog" in json.dumps(messages))  # the planner's call
+    with FakeLMServer(Brain(), faults=[hang], hang_seconds=4.0) as server:
+        local_env(server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5")
+        with caplog.at_level(logging.WARNING, logger="programs.runtime.lm_progress"):
+            code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
+    assert code == 0, err  # an honest end: no answer, every document accounted
+    assert out["answer"].startswith("No answer: planning failed: the LM did not answer")
+    assert "COLLATE_TIMEOUT / --timeout" in out["answer"] and "Timeouts(" not in out["answer"] + err
+    assert {row["id"] for row in item["metadata"]} <= {m["doc_id"] for m in out["missing"]}
+    assert all("COLLATE_TIMEOUT" in m["reason"] for m in out["missing"])
+    waiting = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
+    assert waiting and waiting[0].startswith("planner: waiting "), waiting
+    assert "COLLATE_TIMEOUT / --timeout" in waiting[0]
+
+
+def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(small_corpus, item, monkeypatch, capsys,
+                                                                            tmp_path):  # fmt: skip
+    from programs.runtime.lm_progress import current_watch
+    from tests.fakes.chat_format import call_kind
+
+    first = sorted(row["id"] for row in item["metadata"])[0]
+    garbled = Fault("malformed", when=lambda messages: call_kind(messages) == "extract" and first in json.dumps(messages))
+    with FakeLMServer(Brain(), faults=[garbled]) as server:
+        local_env(server, monkeypatch, COLLATE_REPAIR_FACTS="false")
+        code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
+    assert code == 0, err
+    summary = current_watch().summary()
+    assert summary["extractor"]["parse_failures"] >= 1 and summary["planner"]["parse_failures"] == 0
+    assert summary["extractor"]["calls"] >= len(item["metadata"])
+    assert first in {m["doc_id"] for m in out["missing"]} | {r["id"] for r in out["records"]}
+
+
+def test_json_object_sends_the_schema_in_llama_cpp_python_s_spelling():
+    import dspy
+
+    from programs.runtime.lm_endpoint import SchemaJSONAdapter, apply_structured
+
+    with FakeLMServer(Brain()) as server:
+        settings = Settings(lm=f"openai/{server.model_name}", api_base=server.url, api_key="x", cache=False,
+                            structured="json_object")  # fmt: skip
+        assert apply_structured(settings) == "json_object" and isinstance(dspy.settings.adapter, SchemaJSONAdapter)
+        with dspy.context(lm=build_lm(settings)):
+            dspy.Predict("question -> answer")(question="What is 2+2?")
+        (request,) = [r.request for r in server.records]
+    assert request["response_format"]["type"] == "json_object"
+    assert request["response_format"]["schema"]["properties"]["answer"]["type"] == "string"
+    assert "max_tokens" in request
