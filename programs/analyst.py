@@ -53,6 +53,7 @@ class Analyst(dspy.Module):
         try:
             planned = self.planner(question=question, scope=scope)
         except Exception as e:  # without a plan nothing can be read: say so, per document
+            self.code_writer.sandboxes.discard()
             return self.unplanned(question, scope, e)
         extracted = self.extractor(assignments=planned.assignments, on_done=on_progress)
         failed = {f.doc_id for f in extracted.failures}
@@ -64,6 +65,7 @@ class Analyst(dspy.Module):
                                                      "check and are null here" if records is not for_code else "")
             analysis = self.code_writer(question=question, columns=columns, records=for_code)
         else:
+            self.code_writer.sandboxes.discard()
             analysis = no_records()
         answered = self.answerer(question=question, result=analysis.result, records=records,
                                  facts=extracted.facts, failures=extracted.failures,

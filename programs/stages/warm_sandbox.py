@@ -38,6 +38,14 @@ class WarmSandboxes:
         if stale is not None:
             stale.close()
 
+    def discard(self) -> None:
+        """Stop the process warm_up() started when the question will run no code (planning failed, no
+        value came back): it would otherwise wait for code until it expires."""
+        with self._lock:
+            spare, self._ahead = self._ahead, None
+        if spare is not None:
+            spare.close()
+
     def take(self, records: list[dict]):
         """The process warm_up() started, if it is still alive, else a fresh one for `records`."""
         with self._lock:

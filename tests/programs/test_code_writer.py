@@ -160,3 +160,12 @@ def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started
     assert out.code == "1/0" and len(out.attempts) == 1 and "ZeroDivisionError" in out.attempts[0]["error"]
     assert not runner_processes(), "the sandbox prepared for the failed fix is still running"
     assert not (descendants() - before)
+
+
+def test_a_question_that_runs_no_code_leaves_no_sandbox_waiting(make_program, use_lm):
+    before = descendants()
+    use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}})
+    program = make_program()
+    program(question="q")  # planning fails: the sandbox started ahead is stopped, not left to expire
+    assert program.code_writer.sandboxes._ahead is None
+    assert not (descendants() - before)
