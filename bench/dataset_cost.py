@@ -36,8 +36,21 @@ def prepare(work: Path) -> tuple[Path, Path]:
     if not (corpus / "dataset.json").exists():
         subprocess.run([sys.executable, "-m", "data.synth", "--out", str(corpus)], check=True, cwd=ROOT)
     if not (index / "manifest.json").exists():
-        subprocess.run([sys.executable, "-m", "retrievers.build", "--catalog", str(corpus / "catalog.jsonl"),
-                        "--pdf-dir", str(corpus / "pdf"), "--index", str(index)], check=True, cwd=ROOT)  # fmt: skip
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "retrievers.build",
+                "--catalog",
+                str(corpus / "catalog.jsonl"),
+                "--pdf-dir",
+                str(corpus / "pdf"),
+                "--index",
+                str(index),
+            ],
+            check=True,
+            cwd=ROOT,
+        )
     return corpus, index
 
 
@@ -62,8 +75,12 @@ def run_dataset(items, store, fuzzy: bool, seed: int) -> dict:
             needed |= {(f.doc_id, f.field) for f in pred.facts}
             merges += (pred.trace.get("extract") or {}).get("merges", [])
     tokens = sum((h.get("usage") or {}).get("total_tokens", 0) for h in lm.history)
-    return {"extraction_calls": brain.counts["extract"], "unique_pairs": len(needed), "tokens": tokens,
-            "merges": merges}  # fmt: skip
+    return {
+        "extraction_calls": brain.counts["extract"],
+        "unique_pairs": len(needed),
+        "tokens": tokens,
+        "merges": merges,
+    }
 
 
 def check_merges(merges: list[dict], corpus: Path) -> tuple[int, int, int]:
@@ -76,7 +93,9 @@ def check_merges(merges: list[dict], corpus: Path) -> tuple[int, int, int]:
         rows.setdefault(row["doc_id"], []).append(row)
 
     def row_of(doc_id: str, description: str):
-        return next((r["field"] for r in rows.get(doc_id, []) if core(r["description"]) == core(description)), None)
+        return next(
+            (r["field"] for r in rows.get(doc_id, []) if core(r["description"]) == core(description)), None
+        )
 
     right = wrong = unchecked = 0
     for m in merges:
@@ -93,7 +112,9 @@ def check_merges(merges: list[dict], corpus: Path) -> tuple[int, int, int]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="bench/dataset_cost.py", description=__doc__.splitlines()[0])
-    p.add_argument("--workdir", help="keep the corpus and index here (reused when present); default a temp dir")
+    p.add_argument(
+        "--workdir", help="keep the corpus and index here (reused when present); default a temp dir"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the planner's rewording (default 0)")
     p.add_argument("--limit", type=int, help="only the first N questions")
     args = p.parse_args(argv)
@@ -104,21 +125,29 @@ def main(argv=None) -> int:
 
     items = json.loads((corpus / "dataset.json").read_text(encoding="utf-8"))[: args.limit]
     store = IndexStore.open(index)
-    print(f"{len(items)} questions over {len(store.catalog.documents())} documents; planner rewording seed {args.seed}")
+    print(
+        f"{len(items)} questions over {len(store.catalog.documents())} documents; planner rewording seed {args.seed}"
+    )
     asked = sum(len(item["metadata"]) for item in items)
     print(f"{'no fact store':<24} extraction calls {asked:>5}  (one per document per question)")
     results = {}
     for label, fuzzy in (("exact descriptions only", False), ("reuse by meaning", True)):
         r = results[label] = run_dataset(items, store, fuzzy, args.seed)
         ratio = r["extraction_calls"] / max(1, r["unique_pairs"])
-        print(f"{label:<24} extraction calls {r['extraction_calls']:>5}  unique (document, field) pairs "
-              f"{r['unique_pairs']:>5}  ratio {ratio:.2f}  tokens {r['tokens']:>9,}  merges {len(r['merges'])}")  # fmt: skip
+        print(
+            f"{label:<24} extraction calls {r['extraction_calls']:>5}  unique (document, field) pairs "
+            f"{r['unique_pairs']:>5}  ratio {ratio:.2f}  tokens {r['tokens']:>9,}  merges {len(r['merges'])}"
+        )
     fuzzy = results["reuse by meaning"]
     right, wrong, unchecked = check_merges(fuzzy["merges"], corpus)
-    print(f"merges checked against truth.jsonl: {right} right, {wrong} wrong, {unchecked} without a truth row")
+    print(
+        f"merges checked against truth.jsonl: {right} right, {wrong} wrong, {unchecked} without a truth row"
+    )
     ratio = fuzzy["extraction_calls"] / max(1, fuzzy["unique_pairs"])
     ok = ratio <= 1.2 and wrong == 0
-    print(f"target calls <= 1.2 x unique pairs, no wrong merge: {'met' if ok else 'NOT met'} ({ratio:.2f}, {wrong} wrong)")
+    print(
+        f"target calls <= 1.2 x unique pairs, no wrong merge: {'met' if ok else 'NOT met'} ({ratio:.2f}, {wrong} wrong)"
+    )
     return 0 if ok else 1
 
 

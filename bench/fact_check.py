@@ -45,7 +45,11 @@ from retrievers.quotes import FUZZY_THRESHOLD, fold, score  # noqa: E402
 
 TRUE_KINDS = ("printed", "parsed", "two_lines")
 FABRICATED_KINDS = ("invented", "prior", "paraphrase")
-OTHER_FIRMS = ["普华永道中天会计师事务所(特殊普通合伙)", "信永中和会计师事务所(特殊普通合伙)", "Northwind Audit LLP"]
+OTHER_FIRMS = [
+    "普华永道中天会计师事务所(特殊普通合伙)",
+    "信永中和会计师事务所(特殊普通合伙)",
+    "Northwind Audit LLP",
+]
 UNITS = {"_10k_cny": "万元", "_cny": "CNY", "_usd": "USD", "_pct": "percent"}
 WINDOW = 40  # a prose line longer than 2 x WINDOW is quoted as the string with WINDOW chars each side
 
@@ -123,7 +127,11 @@ def invent(value, string: str, rng: random.Random):
             return value[:-2] + f"{moved:02d}"
         if "会计师事务所" in value or "LLP" in value:
             return next(f for f in OTHER_FIRMS if f != value)
-        return re.sub(r"\d", lambda m: str((int(m.group()) + 3) % 10), value) if re.search(r"\d", value) else value + "分行"
+        return (
+            re.sub(r"\d", lambda m: str((int(m.group()) + 3) % 10), value)
+            if re.search(r"\d", value)
+            else value + "分行"
+        )
     number = re.search(r"\d[\d,]*(?:\.\d+)?", string)
     base = float(number.group().replace(",", "")) if number else float(value)
     factor = 1 + rng.choice([-1, 1]) * rng.uniform(0.07, 0.4)
@@ -159,7 +167,9 @@ def canonical_unit(field_name: str) -> str | None:
     return next((u for suffix, u in UNITS.items() if field_name.endswith(suffix)), None)
 
 
-def build_cases(corpus: Path, pages_of: dict[str, dict[int, str]], seed: int = 0) -> tuple[list[Case], Counter]:
+def build_cases(
+    corpus: Path, pages_of: dict[str, dict[int, str]], seed: int = 0
+) -> tuple[list[Case], Counter]:
     rng = random.Random(seed)
     cases: list[Case] = []
     skipped: Counter = Counter()
@@ -191,7 +201,9 @@ def build_cases(corpus: Path, pages_of: dict[str, dict[int, str]], seed: int = 0
         last = max(pages)
         offsets = [d for d in (1, -1, 3, -5, 8, -2) if 1 <= page + d <= last]
         if offsets:
-            same = [n for n, text in pages.items() if fold(line) in fold(text)]  # a line printed on several pages
+            same = [
+                n for n, text in pages.items() if fold(line) in fold(text)
+            ]  # a line printed on several pages
             add("wrong_page", printed, line, cited=page + rng.choice(offsets), printed_on=same)
     return cases, skipped
 
@@ -223,10 +235,11 @@ def summarize(cases: list[Case]) -> dict:
         "missed": [c for c in fabricated if c.verdict in (VERIFIED, PAGE_CORRECTED)],
         "wrong_page": len(wrong_page),
         "not_corrected": [
-            c for c in wrong_page
+            c
+            for c in wrong_page
             # corrected to the truth's page, or to (or kept on) another page that prints the same line
             if not (c.verdict in (PAGE_CORRECTED, VERIFIED) and c.found_page in c.extra["printed_on"])
-        ],  # fmt: skip
+        ],
     }
 
 
@@ -240,13 +253,20 @@ def parse_args(argv):
     p.add_argument("--companies", type=int, default=2)
     p.add_argument("--years", type=int, nargs="+", default=[2022])
     p.add_argument("--show", type=int, default=10, help="print up to N misses of each kind")
-    p.add_argument("--realdocs", type=Path, help="a financebench-dev folder: measure the quote threshold's margins")
+    p.add_argument(
+        "--realdocs", type=Path, help="a financebench-dev folder: measure the quote threshold's margins"
+    )
     return p.parse_args(argv)
 
 
 def realdocs_margins(folder: Path) -> int:
-    catalog = {d["id"]: d for d in map(json.loads, (folder / "catalog.jsonl").read_text(encoding="utf-8").splitlines())}
-    questions = [json.loads(x) for x in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    catalog = {
+        d["id"]: d
+        for d in map(json.loads, (folder / "catalog.jsonl").read_text(encoding="utf-8").splitlines())
+    }
+    questions = [
+        json.loads(x) for x in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if x
+    ]
     pages_of: dict[str, dict[int, str]] = {}
     own, far = [], []
     start = time.perf_counter()
@@ -258,12 +278,18 @@ def realdocs_margins(folder: Path) -> int:
         for text in q["evidence_text"]:
             own.append((max(score(text, pages[p]) for p in evidence), q["doc_id"]))
             far.append((score(text, pages[farthest]), q["doc_id"]))
-    print(f"{len(own)} evidence texts of {len(questions)} questions in {len(pages_of)} filings "
-          f"({sum(len(p) for p in pages_of.values())} pages), {time.perf_counter() - start:.0f} s")  # fmt: skip
-    print(f"own page:  lowest score {min(own)[0]} ({min(own)[1]}); below {FUZZY_THRESHOLD}: "
-          f"{sum(s < FUZZY_THRESHOLD for s, _ in own)}")  # fmt: skip
-    print(f"far page:  highest score {max(far)[0]} ({max(far)[1]}); at or above {FUZZY_THRESHOLD}: "
-          f"{sum(s >= FUZZY_THRESHOLD for s, _ in far)}")  # fmt: skip
+    print(
+        f"{len(own)} evidence texts of {len(questions)} questions in {len(pages_of)} filings "
+        f"({sum(len(p) for p in pages_of.values())} pages), {time.perf_counter() - start:.0f} s"
+    )
+    print(
+        f"own page:  lowest score {min(own)[0]} ({min(own)[1]}); below {FUZZY_THRESHOLD}: "
+        f"{sum(s < FUZZY_THRESHOLD for s, _ in own)}"
+    )
+    print(
+        f"far page:  highest score {max(far)[0]} ({max(far)[1]}); at or above {FUZZY_THRESHOLD}: "
+        f"{sum(s >= FUZZY_THRESHOLD for s, _ in far)}"
+    )
     return 0 if min(own)[0] >= FUZZY_THRESHOLD > max(far)[0] else 1
 
 
@@ -273,16 +299,20 @@ def main(argv=None) -> int:
         return realdocs_margins(args.realdocs)
     with tempfile.TemporaryDirectory(prefix="collate-factcheck-") as tmp:
         corpus = args.corpus or make_corpus(Path(tmp) / "corpus", args.companies, args.years)
-        catalog = [json.loads(x) for x in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x]
+        catalog = [
+            json.loads(x) for x in (corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x
+        ]
         start = time.perf_counter()
         pages_of = {d["id"]: read_page_texts(corpus / "pdf" / f"{d['id']}.pdf") for d in catalog}
         read_seconds = time.perf_counter() - start
         cases, skipped = build_cases(corpus, pages_of)
         seconds = run(cases, pages_of)
     result = summarize(cases)
-    print(f"corpus {corpus}: {len(catalog)} documents, {sum(len(p) for p in pages_of.values())} pages "
-          f"read in {read_seconds:.1f} s; {len(cases)} facts checked in {seconds:.2f} s "
-          f"({1000 * seconds / max(1, len(cases)):.1f} ms/fact)")  # fmt: skip
+    print(
+        f"corpus {corpus}: {len(catalog)} documents, {sum(len(p) for p in pages_of.values())} pages "
+        f"read in {read_seconds:.1f} s; {len(cases)} facts checked in {seconds:.2f} s "
+        f"({1000 * seconds / max(1, len(cases)):.1f} ms/fact)"
+    )
     if skipped:
         print("rows without a case: " + ", ".join(f"{k}: {n}" for k, n in skipped.items()))
     for kind, counts in result["by_kind"].items():
@@ -292,11 +322,16 @@ def main(argv=None) -> int:
     print(f"false-flag rate on true facts:  {_rate(len(result['false_flags']), result['true'])}   target 0.0")
     corrected = result["wrong_page"] - len(result["not_corrected"])
     print(f"wrong page corrected:           {_rate(corrected, result['wrong_page'])}   target 1.0")
-    for title, misses in (("missed", result["missed"]), ("false flag", result["false_flags"]),
-                          ("not corrected", result["not_corrected"])):  # fmt: skip
+    for title, misses in (
+        ("missed", result["missed"]),
+        ("false flag", result["false_flags"]),
+        ("not corrected", result["not_corrected"]),
+    ):
         for c in misses[: args.show]:
-            print(f"  {title}: {c.kind} {c.field} value={c.value!r} page={c.page} -> {c.verdict} "
-                  f"{c.found_page}: {c.reason} | quote={c.quote[:80]!r}")  # fmt: skip
+            print(
+                f"  {title}: {c.kind} {c.field} value={c.value!r} page={c.page} -> {c.verdict} "
+                f"{c.found_page}: {c.reason} | quote={c.quote[:80]!r}"
+            )
     ok = not result["missed"] and not result["false_flags"] and not result["not_corrected"]
     return 0 if ok else 1
 

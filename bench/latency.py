@@ -51,7 +51,9 @@ def parse_args(argv):
     p.add_argument(
         "--workdir", help="keep the corpus and index here (reused when present); default a temp dir"
     )
-    p.add_argument("--in-process", action="store_true", help="run the fake server in this process (shares the GIL)")
+    p.add_argument(
+        "--in-process", action="store_true", help="run the fake server in this process (shares the GIL)"
+    )
     return p.parse_args(argv)
 
 
@@ -62,7 +64,9 @@ class ServerProcess:
         import multiprocessing
 
         self._pipe, child = multiprocessing.Pipe()
-        self._proc = multiprocessing.get_context("fork").Process(target=_serve, args=(child, latency), daemon=True)
+        self._proc = multiprocessing.get_context("fork").Process(
+            target=_serve, args=(child, latency), daemon=True
+        )
         self._proc.start()
         self.env = self._ask("env")
 
@@ -102,8 +106,13 @@ def _serve(pipe, latency: float) -> None:
 
 
 def stats_of(server) -> dict:
-    return {"calls": server.calls, "kinds": server.calls_by_kind(), "tokens": server.tokens(),
-            "peak": server.max_concurrency(), "busy": server.busy_seconds()}  # fmt: skip
+    return {
+        "calls": server.calls,
+        "kinds": server.calls_by_kind(),
+        "tokens": server.tokens(),
+        "peak": server.max_concurrency(),
+        "busy": server.busy_seconds(),
+    }
 
 
 class InProcessServer:
@@ -275,8 +284,10 @@ def main(argv=None) -> int:
         and not second.get("missing"),
     }
     print(f"documents in scope:          {args.documents} (records: {len(first.get('records', []))})")
-    print(f"fake LM latency per call:    {args.latency:.3f} s "
-          f"({'same process' if args.in_process else 'server in its own process'})")
+    print(
+        f"fake LM latency per call:    {args.latency:.3f} s "
+        f"({'same process' if args.in_process else 'server in its own process'})"
+    )
     print(
         f"LM calls (first ask):        {calls}  by kind: {dict(sorted(kinds.items()))}  peak in flight: {peak}"
     )

@@ -30,8 +30,13 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 def _build(args: list[str]) -> tuple[float, str]:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "retrievers.build", *args, "--no-progress"], cwd=ROOT,
-                          env=ENV, capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "retrievers.build", *args, "--no-progress"],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"build failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return time.perf_counter() - start, proc.stdout.strip().splitlines()[-1]
@@ -41,19 +46,44 @@ def _start_cluster(cpus: int, temp: str) -> tuple[str, list[subprocess.Popen]]:
     ray_cli = str(Path(sys.executable).parent / "ray")
     port = 20000 + os.getpid() % 20000
     address = f"127.0.0.1:{port}"
-    quiet = {"env": ENV, "start_new_session": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    nodes = [subprocess.Popen([ray_cli, "start", "--head", "--port", str(port), "--temp-dir", temp,
-                               "--include-dashboard", "false", "--num-cpus", "1", "--block"], **quiet)]  # fmt: skip
+    quiet = {
+        "env": ENV,
+        "start_new_session": True,
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+    }
+    nodes = [
+        subprocess.Popen(
+            [
+                ray_cli,
+                "start",
+                "--head",
+                "--port",
+                str(port),
+                "--temp-dir",
+                temp,
+                "--include-dashboard",
+                "false",
+                "--num-cpus",
+                "1",
+                "--block",
+            ],
+            **quiet,
+        )
+    ]
     wait_head = f"import ray; ray.init(address={address!r}, logging_level='ERROR')"
     for _ in range(120):
         if subprocess.run([sys.executable, "-c", wait_head], env=ENV, capture_output=True).returncode == 0:
             break
         time.sleep(1)
     for _ in range(cpus - 1):
-        nodes.append(subprocess.Popen([ray_cli, "start", "--address", address, "--num-cpus", "1", "--block"],
-                                      **quiet))  # fmt: skip
-    wait_all = (f"import ray, time; ray.init(address={address!r}, logging_level='ERROR'); t = time.time()\n"
-                f"while sum(n['Alive'] for n in ray.nodes()) < {cpus} and time.time() - t < 180: time.sleep(0.5)")  # fmt: skip
+        nodes.append(
+            subprocess.Popen([ray_cli, "start", "--address", address, "--num-cpus", "1", "--block"], **quiet)
+        )
+    wait_all = (
+        f"import ray, time; ray.init(address={address!r}, logging_level='ERROR'); t = time.time()\n"
+        f"while sum(n['Alive'] for n in ray.nodes()) < {cpus} and time.time() - t < 180: time.sleep(0.5)"
+    )
     subprocess.run([sys.executable, "-c", wait_all], env=ENV, check=True)
     return address, nodes
 
@@ -65,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cpus", type=int, default=2, help="pool processes, and one-CPU nodes of the cluster")
     p.add_argument("--ray", metavar="ADDRESS", help="an existing cluster (default: start one here)")
     args = p.parse_args(argv)
-    rows = [json.loads(line) for line in (Path(args.corpus) / "catalog.jsonl").read_text().splitlines() if line]
+    rows = [
+        json.loads(line) for line in (Path(args.corpus) / "catalog.jsonl").read_text().splitlines() if line
+    ]
     rows = rows[: args.docs]
     temp = tempfile.mkdtemp(prefix="/tmp/rbb")
     nodes: list[subprocess.Popen] = []
@@ -90,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     pages = int(local_out.split(" pages in ")[0].rsplit(" ", 1)[1])
     print(f"{len(rows)} documents, {pages} pages, {args.cpus} CPUs (pool processes / one-CPU Ray nodes)")
     print(f"local process pool: {pages / local_s:7.1f} pages/s ({local_s:.1f} s)  {local_out}")
-    print(f"ray cluster:        {pages / ray_s:7.1f} pages/s ({ray_s:.1f} s)  {ray_s and local_s / ray_s:.2f}x local  {ray_out}")
-    print(f"overhead per document on Ray: {(ray_s - local_s) / len(rows) * 1000:+.0f} ms "
-          f"((ray - local) / documents; connect + node probe + task dispatch)")  # fmt: skip
+    print(
+        f"ray cluster:        {pages / ray_s:7.1f} pages/s ({ray_s:.1f} s)  {ray_s and local_s / ray_s:.2f}x local  {ray_out}"
+    )
+    print(
+        f"overhead per document on Ray: {(ray_s - local_s) / len(rows) * 1000:+.0f} ms "
+        f"((ray - local) / documents; connect + node probe + task dispatch)"
+    )
     print(f"unchanged rebuild with --ray: {rebuild_s:.1f} s (nothing sent to the cluster)")
     if args.ray is None:
         print(f"cluster start-up (not counted above): {startup:.1f} s")

@@ -91,7 +91,9 @@ def speed(docs: Path, rows: list[dict], workers: int, keep_index: Path | None) -
         f"({base_cpu / build_cpu:.1f}x less)"
     )
     hours = MUDABENCH_PAGES / build_rate / 3600
-    print(f"projected build of {MUDABENCH_PAGES:,} pages with {workers} workers: {hours:.1f} h ({build_rate:.1f} pages/s)")
+    print(
+        f"projected build of {MUDABENCH_PAGES:,} pages with {workers} workers: {hours:.1f} h ({build_rate:.1f} pages/s)"
+    )
 
 
 def _hit(chunks, top, evidence: set[int]) -> bool:
@@ -138,7 +140,9 @@ def recall(docs: Path, rows: list[dict], index: Path, workers: int, show_misses:
             print(f"  {mode:<7} @5 {sum(h5) / len(h5):.3f}   @10 {sum(h10) / len(h10):.3f}")
     h5 = hits[("hybrid", 5)]
     rate = sum(h5) / max(1, len(h5))
-    print(f"hybrid recall@5 {rate:.3f} (target >= {TARGET_RECALL}) {'PASS' if rate >= TARGET_RECALL else 'BELOW'}")
+    print(
+        f"hybrid recall@5 {rate:.3f} (target >= {TARGET_RECALL}) {'PASS' if rate >= TARGET_RECALL else 'BELOW'}"
+    )
     for q, chunks in misses[:show_misses]:
         print(f"\nMISS {q['doc_id']} evidence={q['evidence_pages']} q={q['question'][:160]!r}")
         for c in chunks:

@@ -39,17 +39,30 @@ def parse_args(argv):
     p.add_argument("--program", help="compiled.json saved by an optimizer (program.save)")
     p.add_argument("--run-dir", help="write the stage trace and run_log.json here")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the answer text")
-    p.add_argument("--report", help="write an audit report here (one HTML file: answer, code, records, every "
-                   "quote on its rendered page)")
+    p.add_argument(
+        "--report",
+        help="write an audit report here (one HTML file: answer, code, records, every "
+        "quote on its rendered page)",
+    )
     p.add_argument("--baseline", choices=["flat", "flat-meta"], help="run the flat-RAG baseline instead")
     add_lm_arguments(p)
     for stage in ANALYST_STAGES:
         p.add_argument(f"--lm-{stage}", help=f"model for the {stage} stage (COLLATE_LM_{stage.upper()})")
-    p.add_argument("--concurrency", type=int, help=f"documents extracted at once (COLLATE_CONCURRENCY, default {Settings.concurrency})")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        help=f"documents extracted at once (COLLATE_CONCURRENCY, default {Settings.concurrency})",
+    )
     p.add_argument("--k", type=int, help=f"passages per field per document (COLLATE_K, default {Settings.k})")
-    p.add_argument("--fact-store", help="SQLite fact store (COLLATE_FACT_STORE; default <index>/facts.sqlite)")
-    p.add_argument("--reuse-facts-from-any-model", action="store_true", default=None,
-                   help="reuse facts another model or extractor prompt produced (COLLATE_REUSE_FACTS_FROM_ANY_MODEL)")
+    p.add_argument(
+        "--fact-store", help="SQLite fact store (COLLATE_FACT_STORE; default <index>/facts.sqlite)"
+    )
+    p.add_argument(
+        "--reuse-facts-from-any-model",
+        action="store_true",
+        default=None,
+        help="reuse facts another model or extractor prompt produced (COLLATE_REUSE_FACTS_FROM_ANY_MODEL)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the documents done / total display")
     p.add_argument("-v", "--verbose", action="store_true")
     return p.parse_args(argv)
@@ -67,7 +80,9 @@ def dataset_scope(path: str, question_id: str | None) -> tuple[str, list[str]]:
         if item.question_id == question_id:
             public = strip_gold(item)
             return public.question, public.doc_ids
-    raise BadInput(f"question_id {question_id!r} is not in {path}; list ids with: jq '.[].question_id' {path}")
+    raise BadInput(
+        f"question_id {question_id!r} is not in {path}; list ids with: jq '.[].question_id' {path}"
+    )
 
 
 def check_run_dir(run_dir: str | None) -> None:
@@ -81,8 +96,10 @@ def check_run_dir(run_dir: str | None) -> None:
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as e:
-        raise BadInput(f"--run-dir {run_dir} is not a writable folder ({e.strerror or e}); "
-                       "pass a folder you can write, or omit --run-dir") from None  # fmt: skip
+        raise BadInput(
+            f"--run-dir {run_dir} is not a writable folder ({e.strerror or e}); "
+            "pass a folder you can write, or omit --run-dir"
+        ) from None
 
 
 def check_writable_file(path: str | None, flag: str) -> None:
@@ -96,7 +113,9 @@ def check_writable_file(path: str | None, flag: str) -> None:
         with open(target, "a", encoding="utf-8"):
             pass
     except OSError as e:
-        raise BadInput(f"{flag} {path} cannot be written ({e.strerror or e}); give a file you can write") from None
+        raise BadInput(
+            f"{flag} {path} cannot be written ({e.strerror or e}); give a file you can write"
+        ) from None
 
 
 class Progress:
@@ -137,16 +156,34 @@ def build(args, settings: Settings, store):
 
 
 def output(pred, usage: dict) -> dict:
-    return to_jsonable({"answer": pred.answer, "coverage_line": pred.coverage_line, "coverage": pred.coverage,
-                        "records": pred.records, "code": pred.code, "result": pred.result,
-                        "citations": pred.citations, "missing": pred.missing, "usage": usage})  # fmt: skip
+    return to_jsonable(
+        {
+            "answer": pred.answer,
+            "coverage_line": pred.coverage_line,
+            "coverage": pred.coverage,
+            "records": pred.records,
+            "code": pred.code,
+            "result": pred.result,
+            "citations": pred.citations,
+            "missing": pred.missing,
+            "usage": usage,
+        }
+    )
 
 
 def write_report(path: str, question: str, pred, store) -> None:
     from evaluate.audit_report import write_program_report
 
-    outputs = to_jsonable({"answer": pred.answer, "coverage_line": pred.coverage_line, "code": pred.code,
-                           "result": pred.result, "records": pred.records, "facts": pred.facts})  # fmt: skip
+    outputs = to_jsonable(
+        {
+            "answer": pred.answer,
+            "coverage_line": pred.coverage_line,
+            "code": pred.code,
+            "result": pred.result,
+            "records": pred.records,
+            "facts": pred.facts,
+        }
+    )
     write_program_report(path, question, outputs, getattr(store, "pdf_path", None))
 
 
@@ -161,9 +198,14 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:
         raise BadInput("--question-id needs --dataset DS.json")
     if not (question or "").strip():
         raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
-    overrides = {**lm_overrides(args), "k": args.k, "concurrency": args.concurrency, "fact_store": args.fact_store,
-                 "reuse_facts_from_any_model": args.reuse_facts_from_any_model,
-                 **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES}}  # fmt: skip
+    overrides = {
+        **lm_overrides(args),
+        "k": args.k,
+        "concurrency": args.concurrency,
+        "fact_store": args.fact_store,
+        "reuse_facts_from_any_model": args.reuse_facts_from_any_model,
+        **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES},
+    }
     settings = Settings.from_env(overrides)
     check_run_dir(args.run_dir)
     check_writable_file(args.report, "--report")
@@ -175,8 +217,11 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         question, doc_ids, settings, program, store = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:
@@ -191,15 +236,22 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         progress.close()
-        print("interrupted: facts extracted so far are kept in the fact store; ask again to resume", file=sys.stderr)
+        print(
+            "interrupted: facts extracted so far are kept in the fact store; ask again to resume",
+            file=sys.stderr,
+        )
         return 130
     finally:
         progress.close()
     usage = tracker.get_total_tokens()
     if args.run_dir:
         try:
-            write_run(args.run_dir, pred, question_id=args.question_id,
-                      extra={"usage": usage, "settings": settings.as_params()})  # fmt: skip
+            write_run(
+                args.run_dir,
+                pred,
+                question_id=args.question_id,
+                extra={"usage": usage, "settings": settings.as_params()},
+            )
         except OSError as e:  # the answer is paid for: print it anyway, and say what was not written
             print(f"warning: could not write the run folder {args.run_dir}: {e}", file=sys.stderr)
     if args.report:

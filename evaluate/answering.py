@@ -49,7 +49,9 @@ class Answered:
 def answer_one(program, item: PublicItem) -> Answered:
     """Run the program on one gold-stripped item; any exception becomes this question's error."""
     if not isinstance(item, PublicItem):  # the type is the guarantee that no gold reaches the program
-        raise TypeError(f"answer_one takes evaluate.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}")
+        raise TypeError(
+            f"answer_one takes evaluate.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
+        )
     out = Answered(item.question_id, item.question, list(item.doc_ids))
     doc_ids = out.doc_ids
     start = time.perf_counter()
@@ -58,7 +60,16 @@ def answer_one(program, item: PublicItem) -> Answered:
             pred = program(question=out.question, doc_ids=doc_ids or None)
         out.usage = to_jsonable(usage.get_total_tokens())
         out.answer = str(getattr(pred, "answer", "") or "")
-        for name in ("records", "facts", "citations", "missing", "run_log", "trace", "retrieved_chunks", "coverage"):
+        for name in (
+            "records",
+            "facts",
+            "citations",
+            "missing",
+            "run_log",
+            "trace",
+            "retrieved_chunks",
+            "coverage",
+        ):
             value = getattr(pred, name, None)
             if value is not None:
                 setattr(out, name, to_jsonable(value))
@@ -72,15 +83,19 @@ def answer_one(program, item: PublicItem) -> Answered:
     return out
 
 
-def answer_all(program, items: list[PublicItem], concurrency: int = 2, progress: bool = True) -> list[Answered]:
+def answer_all(
+    program, items: list[PublicItem], concurrency: int = 2, progress: bool = True
+) -> list[Answered]:
     """Answers in the order of `items`, computed `concurrency` questions at a time."""
     if concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1 (got {concurrency})")
     results: dict[int, Answered] = {}
     bar = _bar(len(items), progress)
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="question") as pool:
-        futures = {pool.submit(contextvars.copy_context().run, answer_one, program, item): i
-                   for i, item in enumerate(items)}  # fmt: skip
+        futures = {
+            pool.submit(contextvars.copy_context().run, answer_one, program, item): i
+            for i, item in enumerate(items)
+        }
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             if bar is not None:

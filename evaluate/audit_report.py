@@ -86,8 +86,8 @@ def render_report(
             '<h2>Computation</h2><pre id="code">' + _e(code or "(no code)") + "</pre>",
             '<h3>Output</h3><pre id="code-output">' + _e(code_output or "(no output)") + "</pre>",
             "<h2>Records</h2>" + _records_table(records or [], facts, anchors),
-            "<h2>Quotes</h2>" + "".join(_quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages)
-                                        for f in facts),  # fmt: skip
+            "<h2>Quotes</h2>"
+            + "".join(_quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages) for f in facts),
         ]
     finally:
         pages.close()
@@ -110,7 +110,11 @@ def _status(fact: dict) -> tuple[str, str, int | None]:
     """(status, reason, page the quote is on) of a fact, from its verdict when it has one."""
     verdict = fact.get("verdict")
     if isinstance(verdict, Mapping):
-        return str(verdict.get("status") or "unchecked"), str(verdict.get("reason") or ""), verdict.get("page")
+        return (
+            str(verdict.get("status") or "unchecked"),
+            str(verdict.get("reason") or ""),
+            verdict.get("page"),
+        )
     if isinstance(verdict, str):
         return verdict, "", fact.get("page")
     return "unchecked", "", fact.get("page")
@@ -127,7 +131,11 @@ def _records_table(records: list[dict], facts: list[dict], anchors: dict) -> str
     columns: list[str] = []
     for record in records:
         columns += [c for c in record if c not in columns]
-    rows = ['<div class="scroll"><table id="records"><thead><tr>' + "".join(f"<th>{_e(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+    rows = [
+        '<div class="scroll"><table id="records"><thead><tr>'
+        + "".join(f"<th>{_e(c)}</th>" for c in columns)
+        + "</tr></thead><tbody>"
+    ]
     for record in records:
         cells = []
         doc_id = record.get("id", record.get("doc_id"))
@@ -153,7 +161,11 @@ def _quote_section(fact: dict, anchor: str, pages: _PageCache) -> str:
         f" · page {_e(page if page else '?')}{_badge(status)}</h3>"
     )
     parts = [f'<section class="quote" id="{anchor}">', head]
-    parts.append(f'<blockquote><mark class="quote-text">{_e(quote)}</mark></blockquote>' if quote else "<p>(no quote)</p>")
+    parts.append(
+        f'<blockquote><mark class="quote-text">{_e(quote)}</mark></blockquote>'
+        if quote
+        else "<p>(no quote)</p>"
+    )
     if reason:
         parts.append(f'<p class="reason">{_e(reason)}</p>')
     if quote and page:
@@ -177,7 +189,9 @@ class _PageCache:
             elif self.lookup is not None:
                 where = self.lookup.get(doc_id)
             try:
-                self.pdfs[doc_id] = pdfium.PdfDocument(str(where)) if where and Path(where).is_file() else None
+                self.pdfs[doc_id] = (
+                    pdfium.PdfDocument(str(where)) if where and Path(where).is_file() else None
+                )
             except pdfium.PdfiumError as exc:
                 log.warning("cannot open %s for the report: %s", where, exc)
                 self.pdfs[doc_id] = None
@@ -196,7 +210,11 @@ class _PageCache:
                 image = page.render(scale=RENDER_SCALE, grayscale=True).to_pil().quantize(GRAYS)
                 buffer = io.BytesIO()
                 image.save(buffer, format="PNG")
-                self.images[key] = (base64.b64encode(buffer.getvalue()).decode("ascii"), image.width, image.height)
+                self.images[key] = (
+                    base64.b64encode(buffer.getvalue()).decode("ascii"),
+                    image.width,
+                    image.height,
+                )
             data, width, height = self.images[key]
             boxes = quote_boxes(page, quote)
         finally:
@@ -205,7 +223,11 @@ class _PageCache:
             f'<div class="hl" data-quote="{_e(quote)}" style="left:{x:.1f}px;top:{y:.1f}px;width:{w:.1f}px;height:{h:.1f}px"></div>'
             for x, y, w, h in boxes
         )
-        note = "" if boxes else '<p class="reason">(the quote could not be located in the page\'s text layer)</p>'
+        note = (
+            ""
+            if boxes
+            else '<p class="reason">(the quote could not be located in the page\'s text layer)</p>'
+        )
         return (
             f'{note}<div class="page" style="width:{width}px;height:{height}px">'
             f'<img alt="{_e(doc_id)} page {number}" width="{width}" height="{height}" src="data:image/png;base64,{data}">'
@@ -240,7 +262,9 @@ def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[flo
         for start, end in spans:
             for i in range(textpage.count_rects(start, end - start)):
                 left, bottom, right, top = textpage.get_rect(i)
-                boxes.append(((left * scale), (height - top) * scale, (right - left) * scale, (top - bottom) * scale))
+                boxes.append(
+                    ((left * scale), (height - top) * scale, (right - left) * scale, (top - bottom) * scale)
+                )
         return boxes
     finally:
         textpage.close()
@@ -252,18 +276,29 @@ def report_facts(facts: list[dict]) -> list[dict]:
     shaped = []
     for f in facts:
         status = f.get("verdict") if isinstance(f.get("verdict"), str) else None
-        verdict = {"status": status or "unchecked", "page": f.get("page"), "reason": f.get("verdict_reason") or ""}
+        verdict = {
+            "status": status or "unchecked",
+            "page": f.get("page"),
+            "reason": f.get("verdict_reason") or "",
+        }
         shaped.append({**f, "verdict": verdict} if not isinstance(f.get("verdict"), Mapping) else f)
     return shaped
 
 
-def write_program_report(path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None) -> Path:
+def write_program_report(
+    path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None
+) -> Path:
     """The report of one answered question, from the program's outputs as plain data (the keys of
     collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, code, result,
     records, facts."""
     return render_report(
-        path, question, str(outputs.get("answer") or ""), code=str(outputs.get("code") or ""),
-        code_output=str(outputs.get("result") or ""), records=list(outputs.get("records") or []),
+        path,
+        question,
+        str(outputs.get("answer") or ""),
+        code=str(outputs.get("code") or ""),
+        code_output=str(outputs.get("result") or ""),
+        records=list(outputs.get("records") or []),
         facts=report_facts([f for f in outputs.get("facts") or [] if f.get("disclosed", True)]),
-        pdf_lookup=pdf_lookup, coverage=str(outputs.get("coverage_line") or ""),
-    )  # fmt: skip
+        pdf_lookup=pdf_lookup,
+        coverage=str(outputs.get("coverage_line") or ""),
+    )

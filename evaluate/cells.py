@@ -130,7 +130,14 @@ def compare_cell(key: str, gold: Any, got: Any) -> tuple[bool, str]:
         gold_set = {_list_key(e) for e in gold}
         got_set = {_list_key(e) for e in list_items(got)}
         missing, extra = gold_set - got_set, got_set - gold_set
-        why = "; ".join(p for p in (f"missing {sorted(missing)}" if missing else "", f"extra {sorted(extra)}" if extra else "") if p)
+        why = "; ".join(
+            p
+            for p in (
+                f"missing {sorted(missing)}" if missing else "",
+                f"extra {sorted(extra)}" if extra else "",
+            )
+            if p
+        )
         return not missing and not extra, why
     if isinstance(gold, str) and (DATE_VALUE.match(gold) or key.endswith("_date") or key.endswith("_mmdd")):
         want, have = parse_date_value(gold), parse_date_value(got)

@@ -30,15 +30,24 @@ NUMBER_PART = re.compile(r"[\d,]+(?:\.\d+)?|[零〇一二两三四五六七八�
 # Before the number: 共/共有/共审验/合计/总计/累计 with at most a short verb between (公共, 共同 are not totals).
 ZH_TOTAL_BEFORE = re.compile(r"(?:(?<!公)共(?!同)|合计|总计|累计)[^\d\s，,。；;：:、()（）]{0,6}$")
 EN_TOTAL_BEFORE = re.compile(r"\b(?:a\s+)?total\s+of\s+$|\bin\s+total\s*,?\s+$|\baltogether\s*,?\s+$", re.I)
-EN_TOTAL_AFTER = re.compile(r"\s*(?:compan(?:y|ies)|banks?|firms?|stocks?)?\s+in\s+total\b|\s*(?:compan(?:y|ies)|banks?|firms?|stocks?)?\s+altogether\b", re.I)
+EN_TOTAL_AFTER = re.compile(
+    r"\s*(?:compan(?:y|ies)|banks?|firms?|stocks?)?\s+in\s+total\b|\s*(?:compan(?:y|ies)|banks?|firms?|stocks?)?\s+altogether\b",
+    re.I,
+)
 # "of the 15 companies", "among 12 firms", "out of 20 banks": the whole set, not the answer's size.
-EN_WHOLE_BEFORE = re.compile(r"\b(?:of|among|amongst|out\s+of|across|from|between|in)\s+(?:the\s+|all\s+|these\s+)?$", re.I)
+EN_WHOLE_BEFORE = re.compile(
+    r"\b(?:of|among|amongst|out\s+of|across|from|between|in)\s+(?:the\s+|all\s+|these\s+)?$", re.I
+)
 # A count in a clause about the knowledge base ("知识库中共有15家公司", "12 companies in the dataset",
 # "15家公司中") is the size of the whole set the question is over, not the answer's total.
-WHOLE_SET = re.compile(r"知识库|数据库|数据集|样本|knowledge\s*base|data\s*set|database|\bsample\b|analy[sz]ed|reviewed", re.I)
+WHOLE_SET = re.compile(
+    r"知识库|数据库|数据集|样本|knowledge\s*base|data\s*set|database|\bsample\b|analy[sz]ed|reviewed", re.I
+)
 CLAUSE_END = re.compile(r"[，,。；;：:!?！？()（）\n]|\.(?:\s|$)")
 WHOLE_AFTER = re.compile(r"\s*(?:公司)?(?:中|之中|里)")
-NOUN_ONLY = re.compile(r"\s*(?:[\u4e00-\u9fff]{0,4}(?:公司|企业|银行|机构|事务所))?\s*$")  # 家(上市公司|审验机构)
+NOUN_ONLY = re.compile(
+    r"\s*(?:[\u4e00-\u9fff]{0,4}(?:公司|企业|银行|机构|事务所))?\s*$"
+)  # 家(上市公司|审验机构)
 RANK_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#|first|last)\s*$", re.I)
 BARE_TOTAL_END = re.compile(r"\s*(?:[.,;:)(（）。，；：]|$)")
 
@@ -90,10 +99,12 @@ def find_counts(text: str, skip: list[tuple[int, int]] | None = None) -> list[Co
 
 
 def _about_the_whole_set(text: str, start: int, end: int) -> bool:
-    """"知识库中共有15家公司，..." or "12 companies in the knowledge base": the clause names the
+    """ "知识库中共有15家公司，..." or "12 companies in the knowledge base": the clause names the
     knowledge base and says nothing more of the count. "知识库中共有8家公司参照了GRI" is a total."""
     before = [m.end() for m in CLAUSE_END.finditer(text, 0, start)]
     after = CLAUSE_END.search(text, end)
     clause_start, clause_end = before[-1] if before else 0, after.start() if after else len(text)
     rest = text[end:clause_end]
-    return bool(WHOLE_SET.search(text[clause_start:clause_end])) and bool(NOUN_ONLY.match(rest) or WHOLE_SET.search(rest))
+    return bool(WHOLE_SET.search(text[clause_start:clause_end])) and bool(
+        NOUN_ONLY.match(rest) or WHOLE_SET.search(rest)
+    )

@@ -95,25 +95,38 @@ def _row(raw: dict, where: str) -> GoldRow:
     values = {k: v for k, v in raw.items() if k.startswith("value_")}
     try:
         return GoldRow(
-            id=str(raw["id"]), symbol=str(raw["symbol"]), year=int(raw["year"]), doctype=str(raw["doctype"]),
-            schema=raw.get("schema") or {}, values=values,
-        )  # fmt: skip
+            id=str(raw["id"]),
+            symbol=str(raw["symbol"]),
+            year=int(raw["year"]),
+            doctype=str(raw["doctype"]),
+            schema=raw.get("schema") or {},
+            values=values,
+        )
     except (KeyError, TypeError, ValueError) as e:
-        raise DatasetError(f"{where}: metadata row lacks or mistypes {e}; each row needs id, symbol, year, doctype") from e
+        raise DatasetError(
+            f"{where}: metadata row lacks or mistypes {e}; each row needs id, symbol, year, doctype"
+        ) from e
 
 
 def _item(raw: Any, where: str) -> DatasetItem:
     if not isinstance(raw, dict):
-        raise DatasetError(f"{where}: each item must be an object with question_id, question, metadata, final_answer")
+        raise DatasetError(
+            f"{where}: each item must be an object with question_id, question, metadata, final_answer"
+        )
     missing = [k for k in ("question_id", "question", "metadata", "final_answer") if k not in raw]
     if missing:
-        raise DatasetError(f"{where}: missing {missing}; a MuDABench item has question_id, question, metadata, final_answer")
+        raise DatasetError(
+            f"{where}: missing {missing}; a MuDABench item has question_id, question, metadata, final_answer"
+        )
     rows = [_row(r, f"{where} metadata[{j}]") for j, r in enumerate(raw["metadata"] or [])]
     try:
         return DatasetItem(
-            question_id=str(raw["question_id"]), question=str(raw["question"]), metadata=rows,
-            source_answer=[str(s) for s in raw.get("source_answer") or []], final_answer=str(raw["final_answer"]),
-        )  # fmt: skip
+            question_id=str(raw["question_id"]),
+            question=str(raw["question"]),
+            metadata=rows,
+            source_answer=[str(s) for s in raw.get("source_answer") or []],
+            final_answer=str(raw["final_answer"]),
+        )
     except ValidationError as e:
         raise DatasetError(f"{where}: {e.errors()[0]['msg']}") from e
 
@@ -121,7 +134,9 @@ def _item(raw: Any, where: str) -> DatasetItem:
 def _merge(first: DatasetItem, other: DatasetItem) -> DatasetItem:
     """Duplicate ids: keep the first answer, union the documents (the MuDABench duplicates are identical)."""
     if first.final_answer != other.final_answer:
-        logger.warning("question %s appears twice with different answers; keeping the first", first.question_id)
+        logger.warning(
+            "question %s appears twice with different answers; keeping the first", first.question_id
+        )
     known = set(first.doc_ids)
     rows = first.metadata + [r for r in other.metadata if r.id not in known]
     sources = list(dict.fromkeys(first.source_answer + other.source_answer))
@@ -143,8 +158,12 @@ def load_dataset(path: str | Path) -> list[DatasetItem]:
     path = Path(path)
     if path.is_dir():
         path = path / "dataset.json"
-    raw = read_json_file(path, DatasetError, missing="no such dataset; pass a MuDABench JSON file or a folder "
-                         "holding dataset.json", expected="a list of MuDABench items")  # fmt: skip
+    raw = read_json_file(
+        path,
+        DatasetError,
+        missing="no such dataset; pass a MuDABench JSON file or a folder holding dataset.json",
+        expected="a list of MuDABench items",
+    )
     if not isinstance(raw, list):
         raise DatasetError(f"{path}: expected a JSON list of items, got {type(raw).__name__}")
     merged: dict[str, DatasetItem] = {}
@@ -191,6 +210,8 @@ def split(
 
 def dataset_hash(items: list[DatasetItem]) -> str:
     """Content hash of a dataset, independent of item order: goes in sidecars next to compiled programs."""
-    canonical = sorted((item.model_dump(mode="json", by_alias=True) for item in items), key=lambda d: d["question_id"])
+    canonical = sorted(
+        (item.model_dump(mode="json", by_alias=True) for item in items), key=lambda d: d["question_id"]
+    )
     blob = json.dumps(canonical, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]

@@ -33,14 +33,19 @@ class StepFailed(RuntimeError):
 
 def run_step(module: str, *args: str) -> None:
     """Run one of the project's CLIs in a child process, as a user would; its own progress shows."""
-    done = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, stdout=sys.stderr, stderr=subprocess.PIPE,
-                          text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, stdout=sys.stderr, stderr=subprocess.PIPE, text=True
+    )
     if done.returncode != 0:
         raise StepFailed(f"python -m {module} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
 
 
 def corpus_ready(corpus: Path) -> bool:
-    return (corpus / "dataset.json").is_file() and (corpus / "catalog.jsonl").is_file() and (corpus / "pdf").is_dir()
+    return (
+        (corpus / "dataset.json").is_file()
+        and (corpus / "catalog.jsonl").is_file()
+        and (corpus / "pdf").is_dir()
+    )
 
 
 def index_ready(index: Path) -> bool:
@@ -59,8 +64,15 @@ def ensure_index(corpus: Path, index: Path) -> bool:
     """Build the index if absent; True when it was built now."""
     if index_ready(index):
         return False
-    run_step("retrievers.build", "--catalog", str(corpus / "dataset.json"), "--pdf-dir", str(corpus / "pdf"),
-             "--index", str(index))  # fmt: skip
+    run_step(
+        "retrievers.build",
+        "--catalog",
+        str(corpus / "dataset.json"),
+        "--pdf-dir",
+        str(corpus / "pdf"),
+        "--index",
+        str(index),
+    )
     return True
 
 
@@ -85,10 +97,14 @@ def main(argv=None) -> int:
     try:
         start = time.perf_counter()
         made = ensure_corpus(corpus)
-        print(f"corpus: {corpus} ({'generated' if made else 'already there'}, {time.perf_counter() - start:.0f} s)")
+        print(
+            f"corpus: {corpus} ({'generated' if made else 'already there'}, {time.perf_counter() - start:.0f} s)"
+        )
         start = time.perf_counter()
         made = ensure_index(corpus, index)
-        print(f"index:  {index} ({'built' if made else 'already there'}, {time.perf_counter() - start:.0f} s)")
+        print(
+            f"index:  {index} ({'built' if made else 'already there'}, {time.perf_counter() - start:.0f} s)"
+        )
     except (StepFailed, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -96,12 +112,22 @@ def main(argv=None) -> int:
         Settings.from_env(lm_overrides(args))
     except NoLMConfigured as e:
         print(f"error: {e}", file=sys.stderr)
-        print(f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",
+            file=sys.stderr,
+        )
         return 2
     run_dir = out / "runs" / time.strftime("%Y%m%d-%H%M%S")
-    run_args = ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(run_dir),
-                "--concurrency", str(args.concurrency)]  # fmt: skip
+    run_args = [
+        "--dataset",
+        str(corpus / "dataset.json"),
+        "--index",
+        str(index),
+        "--out",
+        str(run_dir),
+        "--concurrency",
+        str(args.concurrency),
+    ]
     if args.limit:
         run_args += ["--limit", str(args.limit)]
     return evaluate_run.main(run_args + lm_argv(args))

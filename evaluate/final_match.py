@@ -22,8 +22,12 @@ from evaluate.question_traits import QuestionTraits, read_question
 
 __all__ = ["GoldFacts", "MatchResult", "final_match", "read_gold"]
 
-REFUSAL = re.compile(r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I)
-NO_COMPANY = re.compile(r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I)
+REFUSAL = re.compile(
+    r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I
+)
+NO_COMPANY = re.compile(
+    r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I
+)
 NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
 UNSTATED_SCALES = (1e3, 1e4, 1e6, 1e8, 1e9)
 DISCRETE = {"count", "day", "person", "share", "month"}
@@ -84,7 +88,9 @@ def _same_digits(g: Quantity, a: Quantity) -> bool:
     if abs(g.raw - a.raw) <= max(RELATIVE_TOLERANCE * g.raw, 1e-9):
         return True
     if g.kind == "money" and a.kind == "none":
-        return any(abs(g.value - a.value * scale) <= RELATIVE_TOLERANCE * abs(g.value) for scale in UNSTATED_SCALES)
+        return any(
+            abs(g.value - a.value * scale) <= RELATIVE_TOLERANCE * abs(g.value) for scale in UNSTATED_SCALES
+        )
     return False
 
 
@@ -105,7 +111,9 @@ class _AnswerView:
         return owner_at(position, self.mentions, self.keep)
 
 
-def _check_entities(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
+def _check_entities(
+    traits: QuestionTraits, facts: GoldFacts, view: _AnswerView
+) -> tuple[str | None, str | None]:
     """(wrong reason, unclear reason) about the companies named."""
     gold, named = facts.entities, view.entities
     if not gold:
@@ -185,10 +193,15 @@ def _assign(edges: list[list[int]]) -> list[int | None]:
     return assigned
 
 
-def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
+def _check_numbers(
+    traits: QuestionTraits, facts: GoldFacts, view: _AnswerView
+) -> tuple[str | None, str | None]:
     unclear = None
     per_company = len(facts.entities) > 1 and not traits.ties  # within a tie, any order is right
-    strong = [[i for i, a in enumerate(view.quantities) if _same_number(g, a, traits.growth_quirk)] for g, _ in facts.quantities]
+    strong = [
+        [i for i, a in enumerate(view.quantities) if _same_number(g, a, traits.growth_quirk)]
+        for g, _ in facts.quantities
+    ]
     placed = [
         [i for i in hits if owner is None or not per_company or view.owner(view.quantities[i].start) == owner]
         for hits, (_, owner) in zip(strong, facts.quantities, strict=True)
@@ -200,7 +213,10 @@ def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) 
         if hits:
             unclear = unclear or f"{g.text} found but not next to {owner}, or used for another number"
             continue
-        weak = any(_same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True) for a in view.quantities)
+        weak = any(
+            _same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True)
+            for a in view.quantities
+        )
         if g.value == 0 and NOTHING.search(view.text):
             weak = True
         if g.kind == "count" and g.raw > 0 and not facts.entities and len(view.entities) == g.raw:
@@ -212,7 +228,11 @@ def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) 
         else:
             unclear = unclear or f"gold aside {g.text} not found"
     for d, owner in facts.dates:
-        hits = [a for a in view.dates if (a.month, a.day) == (d.month, d.day) and (None in (a.year, d.year) or a.year == d.year)]
+        hits = [
+            a
+            for a in view.dates
+            if (a.month, a.day) == (d.month, d.day) and (None in (a.year, d.year) or a.year == d.year)
+        ]
         if not hits:
             if traits.asks_values or traits.asks_date:
                 return f"gold date {d.iso()} not found", None
@@ -222,7 +242,9 @@ def _check_numbers(traits: QuestionTraits, facts: GoldFacts, view: _AnswerView) 
     return None, unclear
 
 
-def final_match(question: str, gold_answer: str, model_answer: str, symbols: Iterable[str] | None = None) -> MatchResult:
+def final_match(
+    question: str, gold_answer: str, model_answer: str, symbols: Iterable[str] | None = None
+) -> MatchResult:
     """Compare a model answer with the gold answer. `symbols`: the question's document symbols."""
     symbols = list(symbols or [])
     if not str(model_answer or "").strip():
@@ -233,7 +255,9 @@ def final_match(question: str, gold_answer: str, model_answer: str, symbols: Ite
     if not (facts.entities or facts.quantities or facts.dates or facts.strings):
         if NO_COMPANY.search(fold(gold_answer)):  # "没有公司更换会计事务所": the answer is the empty list
             if view.entities:
-                return MatchResult.wrong(f"the gold names no company; the answer names {', '.join(view.entities)}")
+                return MatchResult.wrong(
+                    f"the gold names no company; the answer names {', '.join(view.entities)}"
+                )
             if NO_COMPANY.search(view.text):
                 return MatchResult.right("both say no company qualifies")
         return MatchResult.undecided("the gold answer has no codes, numbers or dates to check")
@@ -255,5 +279,9 @@ def final_match(question: str, gold_answer: str, model_answer: str, symbols: Ite
         unclear = unclear or "the question asks for text (names, addresses) the matcher cannot check"
     if unclear:
         return MatchResult.undecided(unclear)
-    parts = [f"{len(facts.entities)} companies", f"{len(facts.quantities)} numbers", f"{len(facts.dates)} dates"]
+    parts = [
+        f"{len(facts.entities)} companies",
+        f"{len(facts.quantities)} numbers",
+        f"{len(facts.dates)} dates",
+    ]
     return MatchResult.right("all key facts found: " + ", ".join(parts))

@@ -53,8 +53,12 @@ def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterabl
     taken = [(m.start, m.end) for m in mentions] + [(d.start, d.end) for d in dates]
     quantities = []
     for q in find_quantities(text, taken):
-        is_year = q.kind == "year" or (q.kind == "none" and q.raw.is_integer() and YEAR_MIN <= q.raw <= YEAR_MAX)
-        ordinal = bool(ORDINAL_BEFORE.search(text[max(0, q.start - 5) : q.start])) or text[q.end : q.end + 1] in ("名", "档", "位")
+        is_year = q.kind == "year" or (
+            q.kind == "none" and q.raw.is_integer() and YEAR_MIN <= q.raw <= YEAR_MAX
+        )
+        ordinal = bool(ORDINAL_BEFORE.search(text[max(0, q.start - 5) : q.start])) or text[
+            q.end : q.end + 1
+        ] in ("名", "档", "位")
         restates_count = q.kind == "count" and entities and q.raw == len(entities)
         # the question's own numbers (权重40%, 超过7天) restated in the gold are not findings
         if is_year or ordinal or restates_count or (q.raw, q.kind) in traits.numbers:
@@ -69,7 +73,9 @@ def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterabl
         strings += [normalize_text(item) for item in ITEM_SPLIT.split(m.group(1)) if normalize_text(item)]
     if traits.asks_text:
         for m in CJK_LIST.finditer(text):
-            strings += [normalize_text(item) for item in re.split(r"\s*[、,]\s*", m.group()) if normalize_text(item)]
+            strings += [
+                normalize_text(item) for item in re.split(r"\s*[、,]\s*", m.group()) if normalize_text(item)
+            ]
     return GoldFacts(
         entities=entities,
         quantities=quantities,

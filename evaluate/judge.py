@@ -29,7 +29,9 @@ class JudgeCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False)
-        self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, correct INTEGER, reason TEXT)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, correct INTEGER, reason TEXT)"
+        )
         self._db.commit()
 
     @staticmethod
@@ -66,7 +68,9 @@ class AnswerJudge(dspy.Module):
         self.cache = cache
         self.model = model
 
-    def _cached(self, question: str, gold_answer: str, model_answer: str) -> tuple[str | None, dspy.Prediction | None]:
+    def _cached(
+        self, question: str, gold_answer: str, model_answer: str
+    ) -> tuple[str | None, dspy.Prediction | None]:
         if self.cache is None:
             return None, None
         key = JudgeCache.key(question, gold_answer, model_answer, self.model)
@@ -83,13 +87,17 @@ class AnswerJudge(dspy.Module):
         key, hit = self._cached(question, gold_answer, model_answer)
         if hit is not None:
             return hit
-        return self._keep(key, self.judge(question=question, gold_answer=gold_answer, model_answer=model_answer))
+        return self._keep(
+            key, self.judge(question=question, gold_answer=gold_answer, model_answer=model_answer)
+        )
 
     async def aforward(self, question: str, gold_answer: str, model_answer: str) -> dspy.Prediction:
         key, hit = self._cached(question, gold_answer, model_answer)
         if hit is not None:
             return hit
-        verdict = await self.judge.acall(question=question, gold_answer=gold_answer, model_answer=model_answer)
+        verdict = await self.judge.acall(
+            question=question, gold_answer=gold_answer, model_answer=model_answer
+        )
         return self._keep(key, verdict)
 
     def __deepcopy__(self, memo):

@@ -105,10 +105,13 @@ class QuestionProcess:
 
     def summary(self) -> dict:
         return {
-            "cells": len(self.cells), "cell_accuracy": self.cell_accuracy, "row_accuracy": self.row_accuracy,
-            "column_accuracy": self.column_accuracy, "all_rows_right": self.all_rows_right,
+            "cells": len(self.cells),
+            "cell_accuracy": self.cell_accuracy,
+            "row_accuracy": self.row_accuracy,
+            "column_accuracy": self.column_accuracy,
+            "all_rows_right": self.all_rows_right,
             "wrong_cells": [c.explanation for c in self.cells if not c.correct],
-        }  # fmt: skip
+        }
 
 
 @dataclass
@@ -138,7 +141,15 @@ def score_question(item: DatasetItem, facts: Facts | None) -> QuestionProcess:
             else:
                 correct, why = compare_cell(key, gold, got)
             text = f"{row.symbol} {key}: got {show(got) if found else 'nothing'}, gold {show(gold)}"
-            cell = CellResult(row.id, row.symbol, key, gold, got, correct, text + (f" ({why})" if why and not correct else ""))
+            cell = CellResult(
+                row.id,
+                row.symbol,
+                key,
+                gold,
+                got,
+                correct,
+                text + (f" ({why})" if why and not correct else ""),
+            )
             row_cells.append(cell)
             result.columns[key] = result.columns.get(key, True) and correct
         if row_cells:
@@ -165,7 +176,11 @@ def aggregate(per_question: list[QuestionProcess]) -> ProcessScores:
 
 def process_scores(items: list[DatasetItem], facts_by_question: Mapping[str, Facts]) -> ProcessScores:
     """Process accuracy over the questions that have facts (`question_id -> doc_id -> {key: value}`)."""
-    per_question = [score_question(item, facts_by_question[item.question_id]) for item in items if item.question_id in facts_by_question]
+    per_question = [
+        score_question(item, facts_by_question[item.question_id])
+        for item in items
+        if item.question_id in facts_by_question
+    ]
     return aggregate(per_question)
 
 
@@ -176,5 +191,7 @@ def records_to_facts(records: list[Mapping[str, Any]]) -> dict[str, dict[str, An
         doc_id = record.get("id")
         if doc_id is None:
             continue
-        facts.setdefault(str(doc_id), {}).update({k: v for k, v in record.items() if k not in ("id", "symbol", "year", "doctype")})
+        facts.setdefault(str(doc_id), {}).update(
+            {k: v for k, v in record.items() if k not in ("id", "symbol", "year", "doctype")}
+        )
     return facts

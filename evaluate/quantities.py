@@ -37,15 +37,34 @@ KIND_WORDS = [
     (r"分|points?\b", "score"),
     (r"年|years?\b", "year"),
 ]
-ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([+-]?\d{1,3}))?")
-ZH_NUMERAL = re.compile(r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十]{1,3})(?=家|个|人|天|次|名|月)")
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([+-]?\d{1,3}))?"
+)
+ZH_NUMERAL = re.compile(
+    r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十]{1,3})(?=家|个|人|天|次|名|月)"
+)
 DATE_FULL = re.compile(rf"(?<!\d){DATE_YMD}\s*日?(?!\d)")
 DATE_ZH_MD = re.compile(r"(?<![\d年-])(\d{1,2})月(\d{1,2})日")
 DATE_MMDD = re.compile(r"(?<![\d.,/-])(0\d|1[0-2])-([0-2]\d|3[01])(?![\d-])")
 # Free text: only full capitalized names ("may" is a verb, "Mar" a prefix); units.py also reads "Sept.".
-DATE_EN = re.compile(r"\b(" + "|".join(m.capitalize() for m in MONTH_NAMES) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b")
+DATE_EN = re.compile(
+    r"\b(" + "|".join(m.capitalize() for m in MONTH_NAMES) + r")\.?\s+(\d{1,2}),?\s+(\d{4})\b"
+)
 
 
 @dataclass(frozen=True)
@@ -70,7 +89,11 @@ class DateMention:
     end: int
 
     def iso(self) -> str:
-        return f"{self.year:04d}-{self.month:02d}-{self.day:02d}" if self.year else f"{self.month:02d}-{self.day:02d}"
+        return (
+            f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+            if self.year
+            else f"{self.month:02d}-{self.day:02d}"
+        )
 
 
 def find_dates(text: str) -> list[DateMention]:

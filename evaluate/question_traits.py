@@ -24,7 +24,8 @@ ASKS_VALUES = re.compile(
     re.I,
 )
 ASKS_TEXT = re.compile(
-    r"审验机构(?:是|名称|及)|哪家(?!公司)|名称|名字|姓名|地址(?!在|发生|变更|变化|的公司)|从哪里|哪些方面|内容|方式|\bnames?\b|address", re.I
+    r"审验机构(?:是|名称|及)|哪家(?!公司)|名称|名字|姓名|地址(?!在|发生|变更|变化|的公司)|从哪里|哪些方面|内容|方式|\bnames?\b|address",
+    re.I,
 )
 GROWTH = re.compile(r"增长|变化|增速")
 ASKS_MONTH = re.compile(r"哪个月|哪一个月|which month", re.I)
@@ -40,7 +41,9 @@ class QuestionTraits:
     asks_date: bool
     asks_text: bool  # names, addresses, firms or methods: text the matcher cannot fully check
     growth_quirk: bool  # A-share growth: the gold prints fractions with "%" ("-0.14%" means -14%)
-    numbers: frozenset[tuple[float, str]]  # (number, kind) written in the question: years, weights, thresholds
+    numbers: frozenset[
+        tuple[float, str]
+    ]  # (number, kind) written in the question: years, weights, thresholds
 
 
 def read_question(question: str) -> QuestionTraits:

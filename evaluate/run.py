@@ -54,8 +54,11 @@ def compile_origin(program_file: Path) -> dict:
     try:
         meta = json.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        logger.warning("no readable %s beside %s: the run cannot say which compile it came from", sidecar.name,
-                       program_file)  # fmt: skip
+        logger.warning(
+            "no readable %s beside %s: the run cannot say which compile it came from",
+            sidecar.name,
+            program_file,
+        )
         return {}
     return {k: meta.get(k) for k in ("optimizer", "stage", "mlflow_run_id", "dataset_hash")}
 
@@ -80,9 +83,13 @@ def variant_name(program_arg: str | None, origin: dict | None = None) -> str:
 def variant_tags(program_arg: str | None, origin: dict) -> dict:
     """Tags every evaluation run carries, so the runs table tells the variants apart (and links the compile)."""
     kind = "flat-rag" if program_arg in FLAT_VARIANTS else "analyst"
-    return {"program": kind, "optimizer": origin.get("optimizer") or "none", "stage": origin.get("stage") or "",
-            "compiled_from": origin.get("mlflow_run_id") or "",
-            "compiled_on_dataset": origin.get("dataset_hash") or ""}  # fmt: skip
+    return {
+        "program": kind,
+        "optimizer": origin.get("optimizer") or "none",
+        "stage": origin.get("stage") or "",
+        "compiled_from": origin.get("mlflow_run_id") or "",
+        "compiled_on_dataset": origin.get("dataset_hash") or "",
+    }
 
 
 def build_variant(program_arg: str | None, settings: Settings, store, out_dir: Path):
@@ -97,12 +104,16 @@ def build_variant(program_arg: str | None, settings: Settings, store, out_dir: P
     if program_arg:
         path = Path(program_arg)
         if not path.is_file():
-            raise BadInput(f"no compiled program at {path}: pass a compiled.json from optimize.compile, "
-                           f"'flat-rag', or omit --program for the uncompiled program")  # fmt: skip
+            raise BadInput(
+                f"no compiled program at {path}: pass a compiled.json from optimize.compile, "
+                f"'flat-rag', or omit --program for the uncompiled program"
+            )
         try:
             program.load(str(path))
         except Exception as exc:
-            raise BadInput(f"cannot load {path} into the Analyst ({exc}); recompile it with optimize.compile") from exc
+            raise BadInput(
+                f"cannot load {path} into the Analyst ({exc}); recompile it with optimize.compile"
+            ) from exc
     return program
 
 
@@ -127,7 +138,9 @@ def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge:
 
 def flat_metrics(report: dict) -> dict[str, float]:
     """The scalar figures of a score report, process ones flattened (process_macro_cell, ...)."""
-    metrics: dict[str, Any] = {k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    metrics: dict[str, Any] = {
+        k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
     for scope in ("process_macro", "process_micro"):
         for name, value in (report.get(scope) or {}).items():
             metrics[f"{scope}_{name}"] = value
@@ -152,26 +165,54 @@ def evaluate_program(
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    all_params = {**settings.as_params(), "variant": variant, "questions": len(items),
-                  "dataset_hash": dataset_hash(items), "question_concurrency": concurrency,
-                  "judge": settings.model_for("judge") if judge is not None else "", **(params or {})}  # fmt: skip
-    run_tags = {"variant": variant, "optimizer": "none", "dataset_hash": all_params["dataset_hash"], **(tags or {})}
+    all_params = {
+        **settings.as_params(),
+        "variant": variant,
+        "questions": len(items),
+        "dataset_hash": dataset_hash(items),
+        "question_concurrency": concurrency,
+        "judge": settings.model_for("judge") if judge is not None else "",
+        **(params or {}),
+    }
+    run_tags = {
+        "variant": variant,
+        "optimizer": "none",
+        "dataset_hash": all_params["dataset_hash"],
+        **(tags or {}),
+    }
     with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags=run_tags) as run:
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
             answered = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
-            predictions = [{"question_id": a.question_id, "model_answer": a.answer, "records": a.records,
-                            "error": a.error} for a in answered]  # fmt: skip
+            predictions = [
+                {
+                    "question_id": a.question_id,
+                    "model_answer": a.answer,
+                    "records": a.records,
+                    "error": a.error,
+                }
+                for a in answered
+            ]
             report = score_items(items, predictions, judge=judge).as_dict()
         seconds = time.perf_counter() - start
         per_question = {q["question_id"]: q for q in report.pop("per_question")}
         scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
-        tokens = sum(int(v.get("total_tokens", 0) or 0) for a in answered for v in (a.usage or {}).values()
-                     if isinstance(v, dict))  # fmt: skip
-        summary = {**report, **verification_metrics(answered), "errors": sum(a.error is not None for a in answered),
-                   "seconds": round(seconds, 2),
-                   "total_tokens": tokens, "variant": variant, "run_id": run.run_id,
-                   "tracking_uri": tracking.tracking_uri()}  # fmt: skip
+        tokens = sum(
+            int(v.get("total_tokens", 0) or 0)
+            for a in answered
+            for v in (a.usage or {}).values()
+            if isinstance(v, dict)
+        )
+        summary = {
+            **report,
+            **verification_metrics(answered),
+            "errors": sum(a.error is not None for a in answered),
+            "seconds": round(seconds, 2),
+            "total_tokens": tokens,
+            "variant": variant,
+            "run_id": run.run_id,
+            "tracking_uri": tracking.tracking_uri(),
+        }
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
         for report_path in write_reports(out_dir, answered, pdf_lookup):
             run.log_artifact(report_path, artifact_path=f"audit/{report_path.parent.name}")
@@ -192,10 +233,16 @@ def _question_scores(score: dict | None) -> dict:
     if score is None:
         return {"final_correct": None, "decided_by": "undecided"}
     process = score.get("process") or {}
-    return {"final_correct": score["correct"], "decided_by": score["decided_by"], "final_reason": score["reason"],
-            "cell_accuracy": process.get("cell_accuracy"), "row_accuracy": process.get("row_accuracy"),
-            "column_accuracy": process.get("column_accuracy"), "full": score.get("full"),
-            "wrong_cells": process.get("wrong_cells", [])}  # fmt: skip
+    return {
+        "final_correct": score["correct"],
+        "decided_by": score["decided_by"],
+        "final_reason": score["reason"],
+        "cell_accuracy": process.get("cell_accuracy"),
+        "row_accuracy": process.get("row_accuracy"),
+        "column_accuracy": process.get("column_accuracy"),
+        "full": score.get("full"),
+        "wrong_cells": process.get("wrong_cells", []),
+    }
 
 
 def format_summary(summary: dict) -> str:
@@ -213,10 +260,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluate.run", description=__doc__.split("\n")[0])
     p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
     p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
-    p.add_argument("--program", help="compiled.json, 'flat-rag' or 'flat-rag-plain'; omitted = uncompiled Analyst")
+    p.add_argument(
+        "--program", help="compiled.json, 'flat-rag' or 'flat-rag-plain'; omitted = uncompiled Analyst"
+    )
     p.add_argument("--limit", type=int, help="only the first N questions")
-    p.add_argument("--split", choices=["all", "train", "dev", "test"], default="all",
-                   help="evaluate one part of the seeded, doctype-stratified split (default all)")
+    p.add_argument(
+        "--split",
+        choices=["all", "train", "dev", "test"],
+        default="all",
+        help="evaluate one part of the seeded, doctype-stratified split (default all)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the split (default 0)")
     p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
@@ -241,7 +294,9 @@ def main(argv=None) -> int:
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
-        if not settings.fact_store:  # a run keeps its own facts (never scored on another run's), logged with it
+        if (
+            not settings.fact_store
+        ):  # a run keeps its own facts (never scored on another run's), logged with it
             settings = settings.replace(fact_store=str(out_dir / "facts.sqlite"))
         items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
         store = open_store(args.index)
@@ -252,13 +307,30 @@ def main(argv=None) -> int:
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    params = {"dataset": str(args.dataset), "index": str(args.index), "program": args.program or "",
-              "split": args.split, "seed": args.seed, "limit": args.limit or "", "out": str(out_dir)}  # fmt: skip
-    result = evaluate_program(program, items, variant=variant, settings=settings, out_dir=out_dir,
-                              concurrency=args.concurrency, judge=judge, params=params,
-                              autolog=not args.no_autolog, progress=not args.no_progress,
-                              program_file=program_file, tags=variant_tags(args.program, origin),
-                              pdf_lookup=getattr(store, "pdf_path", None))  # fmt: skip
+    params = {
+        "dataset": str(args.dataset),
+        "index": str(args.index),
+        "program": args.program or "",
+        "split": args.split,
+        "seed": args.seed,
+        "limit": args.limit or "",
+        "out": str(out_dir),
+    }
+    result = evaluate_program(
+        program,
+        items,
+        variant=variant,
+        settings=settings,
+        out_dir=out_dir,
+        concurrency=args.concurrency,
+        judge=judge,
+        params=params,
+        autolog=not args.no_autolog,
+        progress=not args.no_progress,
+        program_file=program_file,
+        tags=variant_tags(args.program, origin),
+        pdf_lookup=getattr(store, "pdf_path", None),
+    )
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
         print(line, file=sys.stderr)
@@ -274,13 +346,17 @@ def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) ->
     wanted = {doc_id for item in items for doc_id in item.doc_ids}
     missing = wanted - indexed
     if wanted and missing == wanted:
-        raise BadInput(f"the index {index} holds none of the {len(wanted)} documents of {dataset}: build it with "
-                       f"python -m retrievers.build --catalog {dataset} --pdf-dir PDFS --index {index}")  # fmt: skip
+        raise BadInput(
+            f"the index {index} holds none of the {len(wanted)} documents of {dataset}: build it with "
+            f"python -m retrievers.build --catalog {dataset} --pdf-dir PDFS --index {index}"
+        )
     if missing:
-        logger.warning("%d of %d documents are not in the index; questions over them will fail", len(missing),
-                       len(wanted))  # fmt: skip
+        logger.warning(
+            "%d of %d documents are not in the index; questions over them will fail",
+            len(missing),
+            len(wanted),
+        )
 
 
 if __name__ == "__main__":
     sys.exit(main())
-

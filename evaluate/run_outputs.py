@@ -33,8 +33,11 @@ def question_folder(out_dir: Path, question_id: str) -> Path:
 
 def agent_entry(out_dir: Path, answered: Answered, rag: bool) -> dict[str, Any]:
     if rag:
-        return {"question_id": answered.question_id, "retrieved_chunks": list(answered.retrieved_chunks),
-                "model_answer": answered.answer}  # fmt: skip
+        return {
+            "question_id": answered.question_id,
+            "retrieved_chunks": list(answered.retrieved_chunks),
+            "model_answer": answered.answer,
+        }
     columns = sorted({k for r in answered.records for k in r})
     return {
         "question_id": answered.question_id,
@@ -47,8 +50,9 @@ def agent_entry(out_dir: Path, answered: Answered, rag: bool) -> dict[str, Any]:
     }
 
 
-def write_outputs(out_dir: Path, answered: list[Answered], scores: list[dict], summary: dict,
-                  rag: bool = False) -> dict[str, Path]:  # fmt: skip
+def write_outputs(
+    out_dir: Path, answered: list[Answered], scores: list[dict], summary: dict, rag: bool = False
+) -> dict[str, Path]:
     """Write every file of the run; returns name -> path for logging them as artifacts."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for a in answered:
@@ -77,7 +81,11 @@ def verification_metrics(answered: list[Answered]) -> dict[str, float]:
     share verified, the share whose page was corrected, the share flagged, and the repair calls."""
     statuses = [f.get("verdict") or "" for a in answered for f in a.facts if f.get("disclosed", True)]
     checked = [s for s in statuses if s]
-    share = (lambda *names: round(sum(s in names for s in checked) / len(checked), 4)) if checked else (lambda *n: 0.0)
+    share = (
+        (lambda *names: round(sum(s in names for s in checked) / len(checked), 4))
+        if checked
+        else (lambda *n: 0.0)
+    )
     return {
         "facts_checked": len(checked),
         "facts_verified_share": share("verified"),
@@ -106,8 +114,17 @@ def table_rows(answered: list[Answered], scores: list[dict]) -> list[dict]:
     """The per-question table logged to MLflow: one flat row per question."""
     rows = []
     for a, s in zip(answered, scores, strict=True):
-        rows.append({"question_id": a.question_id, "question": a.question, "answer": a.answer,
-                     "error": a.error or "", "seconds": a.seconds, "documents": len(a.doc_ids),
-                     "records": len(a.records), "missing_documents": len(a.missing),
-                     **{k: v for k, v in s.items() if not isinstance(v, (dict, list))}})  # fmt: skip
+        rows.append(
+            {
+                "question_id": a.question_id,
+                "question": a.question,
+                "answer": a.answer,
+                "error": a.error or "",
+                "seconds": a.seconds,
+                "documents": len(a.doc_ids),
+                "records": len(a.records),
+                "missing_documents": len(a.missing),
+                **{k: v for k, v in s.items() if not isinstance(v, (dict, list))},
+            }
+        )
     return rows

@@ -78,7 +78,9 @@ class ScoreReport:
         report: dict[str, Any] = {
             # headline: unanswered questions (missing, empty, failed) count as wrong; undecided are left out
             "final_accuracy": correct / counted if counted else 0.0,
-            "final_accuracy_answered": correct / settled if settled else 0.0,  # settled-only, answered questions
+            "final_accuracy_answered": correct / settled
+            if settled
+            else 0.0,  # settled-only, answered questions
             "final_accuracy_undecided_as_wrong": correct / n if n else 0.0,  # the conservative figure
             "n": n,
             "answered": answered,
@@ -113,27 +115,35 @@ def headline(report: dict) -> str:
     """Two lines: the headline accuracy with coverage, then the settled-only figure over the answered."""
     n, undecided = report["n"], report["undecided"]
     settled = report["decided"] + report["judged"]
-    return (f"final accuracy {report['final_accuracy']:.3f} over {n - undecided} of {n} questions "
-            f"({n - report['answered']} unanswered counted wrong, {undecided} undecided left out); "
-            f"coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
-            f"settled-only final accuracy {report['final_accuracy_answered']:.3f} over the {settled} settled of "
-            f"{report['answered']} answered ({report['decided']} by the matcher, {report['judged']} by the judge, "
-            f"{undecided} undecided); {report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong "
-            f"too, n={n}")  # fmt: skip
+    return (
+        f"final accuracy {report['final_accuracy']:.3f} over {n - undecided} of {n} questions "
+        f"({n - report['answered']} unanswered counted wrong, {undecided} undecided left out); "
+        f"coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
+        f"settled-only final accuracy {report['final_accuracy_answered']:.3f} over the {settled} settled of "
+        f"{report['answered']} answered ({report['decided']} by the matcher, {report['judged']} by the judge, "
+        f"{undecided} undecided); {report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong "
+        f"too, n={n}"
+    )
 
 
 def unanswered_warnings(report: dict, listed: str = "--json lists them all") -> list[str]:
     """One line per kind of unanswered question, naming the first ids: never scored quietly."""
     n, lines = report["n"], []
     if report["missing"]:
-        lines.append(f"warning: {report['missing']} of {n} questions have no prediction, counted wrong: "
-                     f"{_some(report['missing_ids'])} ({listed})")  # fmt: skip
+        lines.append(
+            f"warning: {report['missing']} of {n} questions have no prediction, counted wrong: "
+            f"{_some(report['missing_ids'])} ({listed})"
+        )
     if report["empty_answers"]:
-        lines.append(f"warning: {report['empty_answers']} of {n} answers are empty, counted wrong (not decided by "
-                     f"the matcher): {_some(report['empty_ids'])} ({listed})")  # fmt: skip
+        lines.append(
+            f"warning: {report['empty_answers']} of {n} answers are empty, counted wrong (not decided by "
+            f"the matcher): {_some(report['empty_ids'])} ({listed})"
+        )
     if report["failed_answers"]:
-        lines.append(f"warning: {report['failed_answers']} of {n} questions failed, counted wrong: "
-                     f"{_some(report['failed_ids'])} ({listed}; each error is in per_question)")  # fmt: skip
+        lines.append(
+            f"warning: {report['failed_answers']} of {n} questions failed, counted wrong: "
+            f"{_some(report['failed_ids'])} ({listed}; each error is in per_question)"
+        )
     return lines
 
 
@@ -144,15 +154,23 @@ def _as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
         return records_to_facts(value)
     if isinstance(value, Mapping) and all(isinstance(v, Mapping) for v in value.values()):
         return {str(k): dict(v) for k, v in value.items()}
-    raise InputError(f"{where}: facts must be {{doc_id: {{value_key: value}}}} or a list of records with `id`")
+    raise InputError(
+        f"{where}: facts must be {{doc_id: {{value_key: value}}}} or a list of records with `id`"
+    )
 
 
 def load_predictions(path: str | Path) -> list[dict]:
     path = Path(path)
-    raw = read_json_file(path, InputError, missing="no such predictions file; pass a JSON list of "
-                         "{question_id, model_answer}", expected="a list of {question_id, model_answer}")  # fmt: skip
+    raw = read_json_file(
+        path,
+        InputError,
+        missing="no such predictions file; pass a JSON list of {question_id, model_answer}",
+        expected="a list of {question_id, model_answer}",
+    )
     if not isinstance(raw, list):
-        raise InputError(f"{path}: expected a JSON list of {{question_id, model_answer}}, got {type(raw).__name__}")
+        raise InputError(
+            f"{path}: expected a JSON list of {{question_id, model_answer}}, got {type(raw).__name__}"
+        )
     for i, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or "question_id" not in entry or "model_answer" not in entry:
             raise InputError(f"{path} item {i}: each prediction needs question_id and model_answer")
@@ -163,23 +181,33 @@ def load_predictions(path: str | Path) -> list[dict]:
 def check_predictions(predictions: list[dict], where: str = "the predictions") -> None:
     """No predictions, or two answers to one question, cannot be scored: say which and how to fix it."""
     if not predictions:
-        raise InputError(f"{where}: no predictions to score (an empty list); pass a list of "
-                         "{question_id, model_answer}, one per answered question")  # fmt: skip
+        raise InputError(
+            f"{where}: no predictions to score (an empty list); pass a list of "
+            "{question_id, model_answer}, one per answered question"
+        )
     repeats = {qid: k for qid, k in Counter(str(p["question_id"]) for p in predictions).items() if k > 1}
     if repeats:
         qid, k = next(iter(repeats.items()))
         more = f" ({len(repeats)} ids repeat)" if len(repeats) > 1 else ""
-        raise InputError(f"{where}: question id {qid} appears {k} times{more}; keep one answer per question "
-                         "(remove the repeats) and score again")  # fmt: skip
+        raise InputError(
+            f"{where}: question id {qid} appears {k} times{more}; keep one answer per question "
+            "(remove the repeats) and score again"
+        )
 
 
 def load_records(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
     """REC.json: {question_id: facts or records} or a list of {question_id, facts|records}."""
     path = Path(path)
-    raw = read_json_file(path, InputError, missing="no such records file; pass {question_id: {doc_id: "
-                         "{value_key: value}}}", expected="{question_id: facts-or-records}")  # fmt: skip
+    raw = read_json_file(
+        path,
+        InputError,
+        missing="no such records file; pass {question_id: {doc_id: {value_key: value}}}",
+        expected="{question_id: facts-or-records}",
+    )
     if isinstance(raw, list):
-        raw = {str(e.get("question_id")): e.get("facts", e.get("records")) for e in raw if isinstance(e, Mapping)}
+        raw = {
+            str(e.get("question_id")): e.get("facts", e.get("records")) for e in raw if isinstance(e, Mapping)
+        }
     if not isinstance(raw, Mapping):
         raise InputError(f"{path}: expected {{question_id: facts-or-records}}")
     return {str(qid): _as_facts(v, f"{path} [{qid}]") for qid, v in raw.items() if v is not None}
@@ -219,8 +247,10 @@ def score_items(
     by_id = {item.question_id: item for item in items}
     unknown = [p["question_id"] for p in predictions if p["question_id"] not in by_id]
     if unknown:
-        raise InputError(f"{len(unknown)} predictions name question ids not in the dataset (first: {unknown[0]}); "
-                         "score against the dataset the answers came from")  # fmt: skip
+        raise InputError(
+            f"{len(unknown)} predictions name question ids not in the dataset (first: {unknown[0]}); "
+            "score against the dataset the answers came from"
+        )
     facts_by_question: dict[str, dict] = {qid: dict(f) for qid, f in (records or {}).items()}
     for p in predictions:
         extra = p.get("facts", p.get("records"))
@@ -262,10 +292,16 @@ def build_judge_lm(model: str):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m evaluate.score", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", required=True, help="MuDABench-format JSON (or a folder with dataset.json)")
+    parser.add_argument(
+        "--dataset", required=True, help="MuDABench-format JSON (or a folder with dataset.json)"
+    )
     parser.add_argument("--predictions", required=True, help="JSON list of {question_id, model_answer}")
-    parser.add_argument("--judge", metavar="MODEL", help="LM for answers the matcher cannot decide (e.g. openai/gpt-4.1-mini)")
-    parser.add_argument("--judge-cache", help="SQLite verdict cache (default: judge_cache.sqlite next to PRED.json)")
+    parser.add_argument(
+        "--judge", metavar="MODEL", help="LM for answers the matcher cannot decide (e.g. openai/gpt-4.1-mini)"
+    )
+    parser.add_argument(
+        "--judge-cache", help="SQLite verdict cache (default: judge_cache.sqlite next to PRED.json)"
+    )
     parser.add_argument("--records", help="facts or records per question for process accuracy")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     return parser
@@ -299,7 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(headline(report))
         if "process_macro" in report:
-            print(f"process macro {report['process_macro']}  micro {report['process_micro']}  full {report['full_accuracy']:.3f}")
+            print(
+                f"process macro {report['process_macro']}  micro {report['process_micro']}  full {report['full_accuracy']:.3f}"
+            )
     return 0
 
 

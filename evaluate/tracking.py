@@ -35,10 +35,16 @@ MAX_PARAM_CHARS = 6000
 # store is a "shared view": an experiment tag `mlflow.sharedViewState.<key>` opened with
 # `?viewStateShareKey=<key>`. Every CLI prints that link (ui_command), and each run's description
 # (`mlflow.note.content`) repeats the figures rounded; the metrics keep full precision.
-HEADLINE = [("final_accuracy", "final", "{:.3f}"), ("process_macro_cell", "process macro", "{:.3f}"),
-            ("process_micro_cell", "micro", "{:.3f}"), ("lm_calls", "LM calls", "{:.0f}"),
-            ("total_tokens", "tokens", "{:.0f}"), ("cost_usd", "cost $", "{:.4f}"), ("seconds", "s", "{:.1f}"),
-            ("dev_metric", "dev metric", "{:.3f}")]  # fmt: skip
+HEADLINE = [
+    ("final_accuracy", "final", "{:.3f}"),
+    ("process_macro_cell", "process macro", "{:.3f}"),
+    ("process_micro_cell", "micro", "{:.3f}"),
+    ("lm_calls", "LM calls", "{:.0f}"),
+    ("total_tokens", "tokens", "{:.0f}"),
+    ("cost_usd", "cost $", "{:.4f}"),
+    ("seconds", "s", "{:.1f}"),
+    ("dev_metric", "dev metric", "{:.3f}"),
+]
 HEADLINE_TAGS = ["variant", "optimizer", "stage", "compiled_from"]
 VIEW_KEY = "collate-headline"
 
@@ -70,15 +76,20 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
     else:
         experiment_id = found.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
-    client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{VIEW_KEY}", json.dumps(headline_view()))
+    client.set_experiment_tag(
+        experiment_id, f"mlflow.sharedViewState.{VIEW_KEY}", json.dumps(headline_view())
+    )
     return experiment_id
 
 
 def headline_view() -> dict:
     """The runs table with the variant tags and headline metrics as columns, newest first (see HEADLINE)."""
     columns = ["attributes.`Description`"] + [f"tags.`{t}`" for t in HEADLINE_TAGS]  # Description: rounded
-    return {"selectedColumns": columns + [f"metrics.`{m}`" for m, _, _ in HEADLINE],
-            "orderByKey": "attributes.start_time", "orderByAsc": False}  # fmt: skip
+    return {
+        "selectedColumns": columns + [f"metrics.`{m}`" for m, _, _ in HEADLINE],
+        "orderByKey": "attributes.start_time",
+        "orderByAsc": False,
+    }
 
 
 def headline_text(metrics: Mapping[str, Any]) -> str:
@@ -132,7 +143,9 @@ class TrackedRun:
     def set_tags(self, tags: Mapping[str, Any]) -> None:
         client = MlflowClient(tracking_uri())
         for key, value in flat_params(tags).items():
-            client.set_tag(self.run_id, key, value)  # this run's, whichever run is active (autolog opens children)
+            client.set_tag(
+                self.run_id, key, value
+            )  # this run's, whichever run is active (autolog opens children)
 
     def log_table(self, rows: list[dict[str, Any]], artifact_file: str = "per_question.json") -> None:
         """One row per question; nested values are JSON text so every column has one type."""
@@ -145,7 +158,9 @@ class TrackedRun:
         mlflow.log_table(data=table, artifact_file=artifact_file, run_id=self.run_id)
 
     def log_json(self, obj: Any, artifact_file: str) -> None:
-        mlflow.log_text(json.dumps(obj, ensure_ascii=False, indent=2, default=str), artifact_file, run_id=self.run_id)
+        mlflow.log_text(
+            json.dumps(obj, ensure_ascii=False, indent=2, default=str), artifact_file, run_id=self.run_id
+        )
 
     def log_artifact(self, path: str | os.PathLike, artifact_path: str | None = None) -> None:
         mlflow.log_artifact(str(path), artifact_path=artifact_path, run_id=self.run_id)

@@ -54,8 +54,11 @@ class BestSoFar:
         self._lock = threading.Lock()
 
     def record(self, program, score: float, devset: list, source: str = "evaluation") -> None:
-        on_valset = bool(self.valset) and len(devset) == len(self.valset) and all(
-            a == b for a, b in zip(devset, self.valset, strict=True))  # fmt: skip
+        on_valset = (
+            bool(self.valset)
+            and len(devset) == len(self.valset)
+            and all(a == b for a, b in zip(devset, self.valset, strict=True))
+        )
         with self._lock:
             self.candidates.append(Candidate(score, len(devset), on_valset, snapshot(program), source))
 
@@ -67,8 +70,11 @@ class BestSoFar:
     def best(self) -> Candidate | None:
         """The best validation-set score if any completed; else the best mean over the most examples scored."""
         with self._lock:
-            batches = [Candidate(sum(s) / len(s), len(s), False, state, "simba batch")
-                       for s, state in self._batches.values() if s]  # fmt: skip
+            batches = [
+                Candidate(sum(s) / len(s), len(s), False, state, "simba batch")
+                for s, state in self._batches.values()
+                if s
+            ]
             pool = [c for c in self.candidates if c.on_valset] or self.candidates + batches
         if not pool:
             return None

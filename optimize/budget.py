@@ -67,16 +67,23 @@ class CallBudget:
         return self  # one shared counter even if an optimizer deep-copies whatever holds it
 
     def summary(self) -> dict:
-        return {"lm_calls": self.calls, "cache_hits": self.cache_hits, "max_calls": self.max_calls,
-                "refused_calls": self.refused, "budget_exhausted": self.exhausted}  # fmt: skip
+        return {
+            "lm_calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "max_calls": self.max_calls,
+            "refused_calls": self.refused,
+            "budget_exhausted": self.exhausted,
+        }
 
 
 @contextlib.contextmanager
 def enforce(budget: CallBudget) -> Iterator[CallBudget]:
     """While inside, every LM request in the process is charged to `budget` first; cache hits are counted."""
     if not hasattr(execution, "_engine"):
-        raise RuntimeError("dspy.clients.execution._engine is gone: this DSPy version routes requests elsewhere; "
-                           "pin dspy 3.4.x (pyproject.toml) or move optimize/budget.py's hook")  # fmt: skip
+        raise RuntimeError(
+            "dspy.clients.execution._engine is gone: this DSPy version routes requests elsewhere; "
+            "pin dspy 3.4.x (pyproject.toml) or move optimize/budget.py's hook"
+        )
     inner_engine, inner_execute, inner_aexecute = execution._engine, execution.execute, execution.aexecute
 
     def charged_engine(lm, call, asynchronous):

@@ -80,7 +80,11 @@ def training_sets(items: list[DatasetItem], job: CompileJob) -> tuple[list, list
     if job.stage == "extractor":
         trainset, valset, metric = extractor_examples(train), extractor_examples(dev), CellMetric()
     else:
-        trainset, valset, metric = program_examples(train), program_examples(dev), ProgramMetric(items, job.final_weight)
+        trainset, valset, metric = (
+            program_examples(train),
+            program_examples(dev),
+            ProgramMetric(items, job.final_weight),
+        )
     if job.limit is not None:
         trainset, valset = trainset[: job.limit], valset[: job.limit]
     return trainset, valset, metric
@@ -90,14 +94,26 @@ def evaluate_on(student, examples: list, metric, threads: int) -> float | None:
     """Mean metric over `examples` (None when there are none); failures count 0."""
     if not examples:
         return None
-    evaluator = dspy.Evaluate(devset=examples, metric=metric, num_threads=threads, display_progress=False,
-                              max_errors=len(examples) + 1)  # fmt: skip
+    evaluator = dspy.Evaluate(
+        devset=examples,
+        metric=metric,
+        num_threads=threads,
+        display_progress=False,
+        max_errors=len(examples) + 1,
+    )
     result = evaluator(student)
     return round(float(result.score) / 100.0, 4)
 
 
-def run_compile(program, items: list[DatasetItem], settings: Settings, job: CompileJob, out: Path,
-                autolog: bool = True, params: dict | None = None) -> CompileResult:  # fmt: skip
+def run_compile(
+    program,
+    items: list[DatasetItem],
+    settings: Settings,
+    job: CompileJob,
+    out: Path,
+    autolog: bool = True,
+    params: dict | None = None,
+) -> CompileResult:
     """Compile, save out + sidecar, and log it all as one MLflow run.
 
     `program` is an Analyst (see analyst_without_fact_reuse) whose LMs are already configured; GEPA
@@ -109,25 +125,48 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
         raise BadInput("no training examples: the dataset's train split has no metadata rows / questions")
     threshold = DEFAULT_THRESHOLD[job.stage] if job.threshold is None else job.threshold
     reflection_lm = dspy.settings.lm if job.optimizer == "gepa" else None
-    options = OptimizerOptions(seed=job.seed, num_threads=job.threads, max_demos=job.max_demos, max_labeled_demos=0,
-                               reflection_lm=reflection_lm, extra=optimizer_extra(job, threshold))  # fmt: skip
+    options = OptimizerOptions(
+        seed=job.seed,
+        num_threads=job.threads,
+        max_demos=job.max_demos,
+        max_labeled_demos=0,
+        reflection_lm=reflection_lm,
+        extra=optimizer_extra(job, threshold),
+    )
     budget, tracker, start_state = CallBudget(job.max_calls), BestSoFar(valset), state_of(program)
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
-    all_params = {**settings.as_params(), "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
-                  "max_calls": job.max_calls or "", "threads": job.threads, "max_demos": job.max_demos,
-                  "threshold": threshold, "final_weight": job.final_weight, "train_examples": len(trainset),
-                  "val_examples": len(valset), "dataset_hash": data_hash, **(params or {})}  # fmt: skip
+    all_params = {
+        **settings.as_params(),
+        "optimizer": job.optimizer,
+        "stage": job.stage,
+        "seed": job.seed,
+        "max_calls": job.max_calls or "",
+        "threads": job.threads,
+        "max_demos": job.max_demos,
+        "threshold": threshold,
+        "final_weight": job.final_weight,
+        "train_examples": len(trainset),
+        "val_examples": len(valset),
+        "dataset_hash": data_hash,
+        **(params or {}),
+    }
     started = time.perf_counter()
-    with tracking.start_run(f"compile {job.optimizer} ({job.stage})", params=all_params,
-                            tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage,
-                                  "dataset_hash": data_hash}) as run:  # fmt: skip
+    with tracking.start_run(
+        f"compile {job.optimizer} ({job.stage})",
+        params=all_params,
+        tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage, "dataset_hash": data_hash},
+    ) as run:
         with tracking.dspy_autolog(autolog):
             optimizer = make_optimizer(job.optimizer, metric, options, len(trainset))
-            logger.info("compiling with %s on %d train / %d val examples", job.optimizer, len(trainset), len(valset))
+            logger.info(
+                "compiling with %s on %d train / %d val examples", job.optimizer, len(trainset), len(valset)
+            )
             stopped, found = None, None
             with enforce(budget), tracker.watch():
                 try:
-                    compiled = get_spec(job.optimizer).run(optimizer, student, trainset, valset or None, options)
+                    compiled = get_spec(job.optimizer).run(
+                        optimizer, student, trainset, valset or None, options
+                    )
                 except BudgetExhausted:
                     compiled, found, stopped = salvage(optimizer, student, tracker, job)
             if stopped:
@@ -143,24 +182,48 @@ def run_compile(program, items: list[DatasetItem], settings: Settings, job: Comp
         out.parent.mkdir(parents=True, exist_ok=True)
         whole.save(str(out))
         meta = {
-            "format_version": FORMAT_VERSION, "optimizer": job.optimizer, "stage": job.stage, "seed": job.seed,
-            "settings": settings.as_params(), "dataset_hash": data_hash, "dataset_items": len(items),
-            "train_examples": len(trainset), "val_examples": len(valset), "threshold": threshold,
-            "scores": {"dev_metric": dev_score, "metric": metric.__name__}, "budget": budget.summary(),
+            "format_version": FORMAT_VERSION,
+            "optimizer": job.optimizer,
+            "stage": job.stage,
+            "seed": job.seed,
+            "settings": settings.as_params(),
+            "dataset_hash": data_hash,
+            "dataset_items": len(items),
+            "train_examples": len(trainset),
+            "val_examples": len(valset),
+            "threshold": threshold,
+            "scores": {"dev_metric": dev_score, "metric": metric.__name__},
+            "budget": budget.summary(),
             "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
-            "stopped_early": stopped, "changes": program_diff.as_record(changes),
+            "stopped_early": stopped,
+            "changes": program_diff.as_record(changes),
             "seconds": round(time.perf_counter() - started, 2),
-            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "dspy_version": dspy.__version__,
-            "predictors": [name for name, _ in whole.named_predictors()], "mlflow_run_id": run.run_id,
-        }  # fmt: skip
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "dspy_version": dspy.__version__,
+            "predictors": [name for name, _ in whole.named_predictors()],
+            "mlflow_run_id": run.run_id,
+        }
         sidecar = sidecar_path(out)
         sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
-        run.log_metrics({"dev_metric": dev_score, **budget.summary(), "dev_lm_calls": dev_budget.calls,
-                         "dev_cache_hits": dev_budget.cache_hits, "seconds": meta["seconds"],
-                         "stopped_early": stopped is not None, "changed_predictors": len(changes),
-                         "demos_added": meta["changes"]["demos_added"]})  # fmt: skip
-        run.set_tags({"program_change": meta["changes"]["summary"], "budget_hit": budget.exhausted,
-                      "stopped_early": stopped or ""})  # fmt: skip
+        run.log_metrics(
+            {
+                "dev_metric": dev_score,
+                **budget.summary(),
+                "dev_lm_calls": dev_budget.calls,
+                "dev_cache_hits": dev_budget.cache_hits,
+                "seconds": meta["seconds"],
+                "stopped_early": stopped is not None,
+                "changed_predictors": len(changes),
+                "demos_added": meta["changes"]["demos_added"],
+            }
+        )
+        run.set_tags(
+            {
+                "program_change": meta["changes"]["summary"],
+                "budget_hit": budget.exhausted,
+                "stopped_early": stopped or "",
+            }
+        )
         run.log_artifact(out)
         run.log_artifact(sidecar)
         run.log_program(whole)
@@ -173,8 +236,11 @@ def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob):
     found = tracker.best()
     if found is not None:
         where = "on the dev set" if found.on_valset else f"on {found.examples} example(s)"
-        return (adopt(student, found.state), found,
-                f"{cap}; saved the best candidate found so far ({found.source} {where}: {found.score:.3f})")
+        return (
+            adopt(student, found.state),
+            found,
+            f"{cap}; saved the best candidate found so far ({found.source} {where}: {found.score:.3f})",
+        )
     kept = bootstrapped_demos(optimizer, student, job.max_demos) if job.optimizer == "bootstrap" else None
     if kept is not None:
         return kept, None, f"{cap}; saved the demos bootstrapped so far"
@@ -186,8 +252,10 @@ def budget_line(meta: dict) -> str:
     b, dev = meta["budget"], meta["dev_scoring"]
     cap = f" of {b['max_calls']}" if b["max_calls"] else ""
     refused = f", {b['refused_calls']} refused" if b["refused_calls"] else ""
-    return (f"dev metric {meta['scores']['dev_metric']}; LM requests {b['lm_calls']}{cap} (cache hits "
-            f"{b['cache_hits']}{refused}); dev scoring {dev['lm_calls']} requests ({dev['cache_hits']} cache hits)")
+    return (
+        f"dev metric {meta['scores']['dev_metric']}; LM requests {b['lm_calls']}{cap} (cache hits "
+        f"{b['cache_hits']}{refused}); dev scoring {dev['lm_calls']} requests ({dev['cache_hits']} cache hits)"
+    )
 
 
 def optimizer_extra(job: CompileJob, threshold: float) -> dict:
@@ -215,18 +283,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
     p.add_argument("--optimizer", required=True, choices=sorted(OPTIMIZERS), help="which DSPy optimizer")
     p.add_argument("--out", required=True, help="where to save the compiled program (compiled.json)")
-    p.add_argument("--stage", choices=["program", "extractor"], default="program",
-                   help="tune the whole program (default) or only the extractor against gold cells")
-    p.add_argument("--max-calls", type=int, help="cap on the optimizer's LM requests; cache hits are free "
-                   "(default: no cap)")
+    p.add_argument(
+        "--stage",
+        choices=["program", "extractor"],
+        default="program",
+        help="tune the whole program (default) or only the extractor against gold cells",
+    )
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        help="cap on the optimizer's LM requests; cache hits are free (default: no cap)",
+    )
     p.add_argument("--seed", type=int, default=0, help="split and optimizer seed (default 0)")
     p.add_argument("--limit", type=int, help="at most N training (and N validation) examples")
     p.add_argument("--threads", type=int, default=2, help="examples evaluated at once (default 2)")
     p.add_argument("--max-demos", type=int, default=4, help="bootstrapped demos per predictor (default 4)")
-    p.add_argument("--threshold", type=float, help="metric a trace needs to become a demo "
-                   "(default 0.75 program, 1.0 extractor)")
-    p.add_argument("--final-weight", type=float, default=0.5,
-                   help="program stage: weight of final accuracy vs cell accuracy in the metric (default 0.5)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        help="metric a trace needs to become a demo (default 0.75 program, 1.0 extractor)",
+    )
+    p.add_argument(
+        "--final-weight",
+        type=float,
+        default=0.5,
+        help="program stage: weight of final accuracy vs cell accuracy in the metric (default 0.5)",
+    )
     add_lm_arguments(p, model_help="model id (COLLATE_LM); GEPA reflects with it too")
     p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -252,27 +334,48 @@ def main(argv=None) -> int:
     except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    job = CompileJob(optimizer=args.optimizer, stage=args.stage, seed=args.seed, max_calls=args.max_calls,
-                     threads=max(1, args.threads), max_demos=args.max_demos, threshold=args.threshold,
-                     final_weight=args.final_weight, limit=args.limit)  # fmt: skip
+    job = CompileJob(
+        optimizer=args.optimizer,
+        stage=args.stage,
+        seed=args.seed,
+        max_calls=args.max_calls,
+        threads=max(1, args.threads),
+        max_demos=args.max_demos,
+        threshold=args.threshold,
+        final_weight=args.final_weight,
+        limit=args.limit,
+    )
     out = Path(args.out)
     try:
-        result = run_compile(program, items, settings, job, out, autolog=not args.no_autolog,
-                             params={"dataset": str(args.dataset), "index": str(args.index), "out": str(out)})
+        result = run_compile(
+            program,
+            items,
+            settings,
+            job,
+            out,
+            autolog=not args.no_autolog,
+            params={"dataset": str(args.dataset), "index": str(args.index), "out": str(out)},
+        )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     meta = result.meta
-    print(f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
-          f"{meta['train_examples']} train / {meta['val_examples']} dev examples)")
+    print(
+        f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
+        f"{meta['train_examples']} train / {meta['val_examples']} dev examples)"
+    )
     print(budget_line(meta))
     print(f"changes: {meta['changes']['summary']}")
     if meta["stopped_early"]:
         print(f"stopped early: {meta['stopped_early']}")
-    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
-          f"{tracking.ui_command(experiment_id=tracking.experiment_id())}")
-    print(f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
-          f"--split test --seed {args.seed}")
+    print(
+        f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
+        f"{tracking.ui_command(experiment_id=tracking.experiment_id())}"
+    )
+    print(
+        f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
+        f"--split test --seed {args.seed}"
+    )
     return 0
 
 

@@ -37,8 +37,12 @@ class FeedbackMetric:
 # ---- whole program ---------------------------------------------------------------------------------
 def program_examples(items: list[DatasetItem]) -> list[dspy.Example]:
     """Inputs = question + document ids only; question_id is a label the metric uses to find the gold."""
-    return [dspy.Example(question=i.question, doc_ids=i.doc_ids, question_id=i.question_id).with_inputs(
-        "question", "doc_ids") for i in items]  # fmt: skip
+    return [
+        dspy.Example(question=i.question, doc_ids=i.doc_ids, question_id=i.question_id).with_inputs(
+            "question", "doc_ids"
+        )
+        for i in items
+    ]
 
 
 class ProgramMetric(FeedbackMetric):
@@ -59,8 +63,10 @@ class ProgramMetric(FeedbackMetric):
         process = score_question(item, records_to_facts(list(getattr(pred, "records", None) or [])))
         score = self.final_weight * final + (1 - self.final_weight) * process.cell_accuracy
         verdict = "right" if match.correct else ("undecided" if not match.decided else "wrong")
-        feedback = (f"Final answer {verdict} ({match.reason}); gold answer: {item.final_answer}\n"
-                    f"Extracted cells right: {process.cell_accuracy:.0%}\n{process.feedback()}")  # fmt: skip
+        feedback = (
+            f"Final answer {verdict} ({match.reason}); gold answer: {item.final_answer}\n"
+            f"Extracted cells right: {process.cell_accuracy:.0%}\n{process.feedback()}"
+        )
         return score, feedback
 
 
@@ -105,8 +111,11 @@ def extractor_examples(items: list[DatasetItem]) -> list[dspy.Example]:
                 continue
             seen.add((row.id, keys))
             specs = [infer_spec(k, row.schema_.get(k, ""), first_gold.get(k)) for k in keys]
-            examples.append(dspy.Example(doc_id=row.id, field_specs=specs, gold_row=row).with_inputs(
-                "doc_id", "field_specs"))  # fmt: skip
+            examples.append(
+                dspy.Example(doc_id=row.id, field_specs=specs, gold_row=row).with_inputs(
+                    "doc_id", "field_specs"
+                )
+            )
     return examples
 
 

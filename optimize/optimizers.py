@@ -76,7 +76,9 @@ def _run_mipro(optimizer, student, trainset, valset, opts):
 
 def _gepa(metric, opts, n_train):
     if opts.reflection_lm is None:
-        raise ValueError("gepa needs a reflection LM: set COLLATE_LM or pass --lm MODEL (GEPA reflects with the main LM)")
+        raise ValueError(
+            "gepa needs a reflection LM: set COLLATE_LM or pass --lm MODEL (GEPA reflects with the main LM)"
+        )
     budget = opts.max_metric_calls or max(2 * n_train, 4)
     return dspy.GEPA(
         metric=metric,
@@ -105,19 +107,27 @@ def _simba(metric, opts, n_train):
 
 OPTIMIZERS: dict[str, OptimizerSpec] = {
     "bootstrap": OptimizerSpec(
-        "bootstrap", "BootstrapFewShot: keeps traces that pass the metric as few-shot demos", _bootstrap,
+        "bootstrap",
+        "BootstrapFewShot: keeps traces that pass the metric as few-shot demos",
+        _bootstrap,
         lambda opt, student, train, val, o: opt.compile(student, trainset=train),
     ),
     "mipro": OptimizerSpec(
-        "mipro", "MIPROv2: proposes instructions + demo sets, searches them with optuna", _mipro,
+        "mipro",
+        "MIPROv2: proposes instructions + demo sets, searches them with optuna",
+        _mipro,
         _run_mipro,
     ),
     "gepa": OptimizerSpec(
-        "gepa", "GEPA: reflective instruction evolution from the metric's textual feedback", _gepa,
+        "gepa",
+        "GEPA: reflective instruction evolution from the metric's textual feedback",
+        _gepa,
         lambda opt, student, train, val, o: opt.compile(student, trainset=train, valset=val or None),
     ),
     "simba": OptimizerSpec(
-        "simba", "SIMBA: stochastic mini-batch ascent, adds rules and demos where outputs vary", _simba,
+        "simba",
+        "SIMBA: stochastic mini-batch ascent, adds rules and demos where outputs vary",
+        _simba,
         lambda opt, student, train, val, o: opt.compile(student, trainset=train, seed=o.seed),
     ),
 }

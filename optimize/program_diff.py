@@ -55,6 +55,10 @@ def describe(changes: list[PredictorChange]) -> str:
 
 def as_record(changes: list[PredictorChange]) -> dict:
     """The sidecar's `changes`: counts, the one-line summary and one entry per changed predictor."""
-    return {"changed_predictors": len(changes), "demos_added": sum(c.demos_after - c.demos_before for c in changes),
-            "instructions_changed": sum(c.instructions_changed for c in changes), "summary": describe(changes),
-            "predictors": [asdict(c) for c in changes]}  # fmt: skip
+    return {
+        "changed_predictors": len(changes),
+        "demos_added": sum(c.demos_after - c.demos_before for c in changes),
+        "instructions_changed": sum(c.instructions_changed for c in changes),
+        "summary": describe(changes),
+        "predictors": [asdict(c) for c in changes],
+    }

@@ -31,8 +31,15 @@ logger = logging.getLogger(__name__)
 
 
 class Analyst(dspy.Module):
-    def __init__(self, planner: Planner, extractor: DocumentExtractor, normalizer: Normalizer,
-                 code_writer: CodeWriter, answerer: Answerer, use_unverified: bool = False):  # fmt: skip
+    def __init__(
+        self,
+        planner: Planner,
+        extractor: DocumentExtractor,
+        normalizer: Normalizer,
+        code_writer: CodeWriter,
+        answerer: Answerer,
+        use_unverified: bool = False,
+    ):
         """use_unverified: let the analysis code use facts that failed the check against their page."""
         super().__init__()
         self.use_unverified = use_unverified
@@ -61,15 +68,23 @@ class Analyst(dspy.Module):
         normalized = self.normalizer(fields=planned.plan.fields(), facts=extracted.facts, documents=readable)
         records, for_code = flag_records(normalized.records, extracted.facts, self.use_unverified)
         if normalized.records:
-            columns = normalized.schema.columns() + (f"\n{UNVERIFIED_COLUMN} (str): fields whose values failed the "
-                                                     "check and are null here" if records is not for_code else "")
+            columns = normalized.schema.columns() + (
+                f"\n{UNVERIFIED_COLUMN} (str): fields whose values failed the check and are null here"
+                if records is not for_code
+                else ""
+            )
             analysis = self.code_writer(question=question, columns=columns, records=for_code)
         else:
             self.code_writer.sandboxes.discard()
             analysis = no_records()
-        answered = self.answerer(question=question, result=analysis.result, records=records,
-                                 facts=extracted.facts, failures=extracted.failures,
-                                 documents=planned.documents)  # fmt: skip
+        answered = self.answerer(
+            question=question,
+            result=analysis.result,
+            records=records,
+            facts=extracted.facts,
+            failures=extracted.failures,
+            documents=planned.documents,
+        )
         covered = coverage_of(planned.documents, extracted.facts, extracted.failures, self.use_unverified)
         return assemble(question, scope, planned, extracted, normalized, analysis, answered, records, covered)
 
@@ -80,42 +95,82 @@ class Analyst(dspy.Module):
         known = {doc.id for doc in self.catalog.documents()}
         unknown = [d for d in doc_ids if d not in known]
         if unknown:
-            raise ValueError(f"documents not in the index: {unknown[:5]}{' ...' if len(unknown) > 5 else ''}; "
-                             "rebuild the index over them or drop them from doc_ids")  # fmt: skip
+            raise ValueError(
+                f"documents not in the index: {unknown[:5]}{' ...' if len(unknown) > 5 else ''}; "
+                "rebuild the index over them or drop them from doc_ids"
+            )
         return list(doc_ids)
 
     def unplanned(self, question: str, scope: list[str] | None, error: Exception) -> ProgramResult:
         reason = f"planning failed: {lm_error_reason(error)}"[:500]
         logger.error(reason)
-        missing = [DocumentFailure(doc_id=d.id, stage="plan", reason=reason)
-                   for d in self.catalog.select(None, within=scope)]  # fmt: skip
-        return ProgramResult(answer=f"No answer: {reason}", missing=missing, warnings=[reason],
-                             run_log=build_run_log(question, {}, [], missing),
-                             trace={"plan": {"question": question, "scope": scope, "error": reason}})  # fmt: skip
+        missing = [
+            DocumentFailure(doc_id=d.id, stage="plan", reason=reason)
+            for d in self.catalog.select(None, within=scope)
+        ]
+        return ProgramResult(
+            answer=f"No answer: {reason}",
+            missing=missing,
+            warnings=[reason],
+            run_log=build_run_log(question, {}, [], missing),
+            trace={"plan": {"question": question, "scope": scope, "error": reason}},
+        )
 
 
-def assemble(question, scope, planned: Planned, extracted: Extraction, normalized: Normalized,
-             analysis: Analysis, answered: Answer, records: list[dict], covered: Coverage) -> ProgramResult:  # fmt: skip
+def assemble(
+    question,
+    scope,
+    planned: Planned,
+    extracted: Extraction,
+    normalized: Normalized,
+    analysis: Analysis,
+    answered: Answer,
+    records: list[dict],
+    covered: Coverage,
+) -> ProgramResult:
     trace = {
-        "plan": {"question": question, "scope": scope, "plan": planned.plan.model_dump(),
-                 "assignments": {d: [sq.query for sq in sqs] for d, sqs in planned.assignments.items()},
-                 "warnings": planned.warnings},
-        "extract": {"facts": [f.model_dump() for f in extracted.facts],
-                    "failures": [f.model_dump() for f in extracted.failures],
-                    "lm_documents": extracted.lm_documents, "passages": extracted.passages,
-                    "merges": [vars(m) for m in extracted.merges], "repair_calls": extracted.repair_calls},
+        "plan": {
+            "question": question,
+            "scope": scope,
+            "plan": planned.plan.model_dump(),
+            "assignments": {d: [sq.query for sq in sqs] for d, sqs in planned.assignments.items()},
+            "warnings": planned.warnings,
+        },
+        "extract": {
+            "facts": [f.model_dump() for f in extracted.facts],
+            "failures": [f.model_dump() for f in extracted.failures],
+            "lm_documents": extracted.lm_documents,
+            "passages": extracted.passages,
+            "merges": [vars(m) for m in extracted.merges],
+            "repair_calls": extracted.repair_calls,
+        },
         "normalize": {"records": normalized.records, "notes": normalized.notes, "nulled": normalized.nulled},
         "code": {"attempts": analysis.attempts, "result": analysis.result},
-        "answer": {"inputs": {"question": question, "result": analysis.result,
-                              "missing": [f.model_dump() for f in extracted.failures]},
-                   "answer": answered.answer, "citations": [c.model_dump() for c in answered.citations]},
-    }  # fmt: skip
+        "answer": {
+            "inputs": {
+                "question": question,
+                "result": analysis.result,
+                "missing": [f.model_dump() for f in extracted.failures],
+            },
+            "answer": answered.answer,
+            "citations": [c.model_dump() for c in answered.citations],
+        },
+    }
     return ProgramResult(
-        answer=answered.answer, records=records, code=analysis.code, result=analysis.result,
-        citations=answered.citations, missing=extracted.failures, facts=extracted.facts, plan=planned.plan,
+        answer=answered.answer,
+        records=records,
+        code=analysis.code,
+        result=analysis.result,
+        citations=answered.citations,
+        missing=extracted.failures,
+        facts=extracted.facts,
+        plan=planned.plan,
         run_log=build_run_log(question, planned.assignments, extracted.facts, extracted.failures),
-        warnings=planned.warnings, trace=trace, coverage=covered.to_dict(), coverage_line=covered.line(question),
-    )  # fmt: skip
+        warnings=planned.warnings,
+        trace=trace,
+        coverage=covered.to_dict(),
+        coverage_line=covered.line(question),
+    )
 
 
 def build_program(settings: Settings, store, facts: FactStore | None = None) -> Analyst:
@@ -127,12 +182,22 @@ def build_program(settings: Settings, store, facts: FactStore | None = None) -> 
         facts = FactStore(settings.fact_path(store))
     return Analyst(
         planner=Planner(store.catalog, facts),
-        extractor=DocumentExtractor(store, facts, k=settings.k, concurrency=settings.concurrency,
-                                    matcher=FieldMatcher() if settings.fuzzy_reuse else None,
-                                    any_model=settings.reuse_facts_from_any_model, repair=settings.repair_facts),
+        extractor=DocumentExtractor(
+            store,
+            facts,
+            k=settings.k,
+            concurrency=settings.concurrency,
+            matcher=FieldMatcher() if settings.fuzzy_reuse else None,
+            any_model=settings.reuse_facts_from_any_model,
+            repair=settings.repair_facts,
+        ),
         normalizer=Normalizer(batch_size=settings.normalize_batch),
-        code_writer=CodeWriter(WarmSandboxes(settings.sandbox_limits()), rounds=settings.code_rounds,
-                               timeout=settings.sandbox_timeout, sample_records=settings.sample_records),
+        code_writer=CodeWriter(
+            WarmSandboxes(settings.sandbox_limits()),
+            rounds=settings.code_rounds,
+            timeout=settings.sandbox_timeout,
+            sample_records=settings.sample_records,
+        ),
         answerer=Answerer(sample_records=settings.sample_records),
         use_unverified=settings.use_unverified,
-    )  # fmt: skip
+    )

@@ -30,10 +30,22 @@ class FlatRAG(dspy.Module):
         documents = {p.doc_id: catalog.get(p.doc_id) for p in passages}
         chunks = [self.label(p, documents[p.doc_id]) for p in passages]
         answer = self.respond(question=question, passages=chunks).answer
-        citations = [Citation(doc_id=p.doc_id, symbol=documents[p.doc_id].symbol, year=documents[p.doc_id].year,
-                              page=p.page, quote=p.text[:200]) for p in passages]  # fmt: skip
-        return ProgramResult(answer=answer, citations=citations, retrieved_chunks=chunks,
-                             trace={"retrieve": {"chunks": chunks}, "answer": {"answer": answer}})  # fmt: skip
+        citations = [
+            Citation(
+                doc_id=p.doc_id,
+                symbol=documents[p.doc_id].symbol,
+                year=documents[p.doc_id].year,
+                page=p.page,
+                quote=p.text[:200],
+            )
+            for p in passages
+        ]
+        return ProgramResult(
+            answer=answer,
+            citations=citations,
+            retrieved_chunks=chunks,
+            trace={"retrieve": {"chunks": chunks}, "answer": {"answer": answer}},
+        )
 
     def label(self, p: Passage, doc) -> str:
         if not self.with_metadata:

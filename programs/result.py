@@ -32,8 +32,18 @@ class ProgramResult(dspy.Prediction):
         coverage_line: str = "",  # the same, one line in the question's language, shown after the answer
     ):
         super().__init__(
-            answer=answer, records=records or [], code=code, result=result, citations=citations or [],
-            missing=missing or [], facts=facts or [], plan=plan, warnings=warnings or [],
-            run_log=run_log or {"doc_interactions": {}}, trace=trace or {}, retrieved_chunks=retrieved_chunks or [],
-            coverage=coverage or {}, coverage_line=coverage_line,
-        )  # fmt: skip
+            answer=answer,
+            records=records or [],
+            code=code,
+            result=result,
+            citations=citations or [],
+            missing=missing or [],
+            facts=facts or [],
+            plan=plan,
+            warnings=warnings or [],
+            run_log=run_log or {"doc_interactions": {}},
+            trace=trace or {},
+            retrieved_chunks=retrieved_chunks or [],
+            coverage=coverage or {},
+            coverage_line=coverage_line,
+        )

@@ -333,7 +333,9 @@ def _build_locked(
     return report
 
 
-def _run_jobs(jobs: list[Job], workers: int, results: list[DocResult], bar, ray_address: str | None = None) -> None:
+def _run_jobs(
+    jobs: list[Job], workers: int, results: list[DocResult], bar, ray_address: str | None = None
+) -> None:
     """Fill `results` as documents finish (so an interruption knows what was saved)."""
     stale = []
     # the cache check is a hash of the file: cheap, done here so workers start only if needed
@@ -430,8 +432,9 @@ def _interrupted_message(results: list[DocResult], total: int, index_dir: Path) 
     )
 
 
-def _write_manifest(index_dir: Path, report: BuildReport, embedder: str, tokenizer: str, dense: str,
-                    sources: dict[str, str]) -> None:  # fmt: skip
+def _write_manifest(
+    index_dir: Path, report: BuildReport, embedder: str, tokenizer: str, dense: str, sources: dict[str, str]
+) -> None:
     manifest = {
         "format_version": FORMAT_VERSION,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -82,11 +82,7 @@ def _sub_heading(line: str, pages_after_title: int) -> bool:
     """ "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY" under a statement's title (on its page or the
     next): a part of the statement, not a new section. A numbered heading ("Item 8.", "Note 3") or the
     notes' title ends the statement."""
-    return (
-        pages_after_title <= 1
-        and not _HEADING.match(line)
-        and not re.match(r"notes?\b", line, re.I)
-    )
+    return pages_after_title <= 1 and not _HEADING.match(line) and not re.match(r"notes?\b", line, re.I)
 
 
 def _weight(text: str) -> float:

@@ -74,7 +74,10 @@ def _widen(text: str, match: Match) -> str:
         start -= 1
     while end < len(text) and re.match(r"[\d,.%％)）]", text[end]):
         end += 1
-    tail = re.match(r"[ \t]*(万亿|亿元|亿|千万|百万|万元|万|千元|元|%|％|thousand|million|billion)?", text[end : end + TAIL])
+    tail = re.match(
+        r"[ \t]*(万亿|亿元|亿|千万|百万|万元|万|千元|元|%|％|thousand|million|billion)?",
+        text[end : end + TAIL],
+    )
     return text[start : end + (tail.end() if tail else 0)]
 
 
@@ -91,9 +94,13 @@ def check_fact(
     if not disclosed or is_not_disclosed(value):
         return Verdict(NOT_DISCLOSED, page, page, 0.0, "the document is said not to state this value")
     if (not quote or not quote.strip()) and is_nothing(value):
-        return Verdict(NOT_DISCLOSED, page, page, 0.0, f"{value_text(value)!r} stated by absence: nothing to check")
+        return Verdict(
+            NOT_DISCLOSED, page, page, 0.0, f"{value_text(value)!r} stated by absence: nothing to check"
+        )
     if not quote or not quote.strip():
-        return Verdict(QUOTE_NOT_FOUND, None, page, 0.0, "no quote was given: quote the line exactly as printed")
+        return Verdict(
+            QUOTE_NOT_FOUND, None, page, 0.0, "no quote was given: quote the line exactly as printed"
+        )
     first_hit: tuple[int, Match, str] | None = None
     for number in search_order(page, pages):
         text = pages[number]
@@ -107,8 +114,12 @@ def check_fact(
             ok, how = value_in_text(value, unit, words)
         if ok:
             if number == page:
-                return Verdict(VERIFIED, number, page, match.score, f"quote on page {number}; value {how}", words)
-            where = f"page {number}, not on the cited page {page}" if page else f"page {number} (no page cited)"
+                return Verdict(
+                    VERIFIED, number, page, match.score, f"quote on page {number}; value {how}", words
+                )
+            where = (
+                f"page {number}, not on the cited page {page}" if page else f"page {number} (no page cited)"
+            )
             return Verdict(PAGE_CORRECTED, number, page, match.score, f"quote on {where}", words)
         if first_hit is None:
             first_hit = (number, match, words)
@@ -116,15 +127,21 @@ def check_fact(
         number, match, words = first_hit
         shown = value if not isinstance(value, float) else f"{value:.15g}"
         return Verdict(
-            VALUE_NOT_IN_QUOTE, number, page, match.score,
+            VALUE_NOT_IN_QUOTE,
+            number,
+            page,
+            match.score,
             f"the quote on page {number} does not print the value {shown}: give the value as printed there",
             words,
-        )  # fmt: skip
+        )
     where = f"on page {page} nor anywhere else" if page in pages else "anywhere"
     return Verdict(
-        QUOTE_NOT_FOUND, None, page, 0.0,
+        QUOTE_NOT_FOUND,
+        None,
+        page,
+        0.0,
         f"the quote is not in the document ({where}): quote the line exactly as printed",
-    )  # fmt: skip
+    )
 
 
 def check(fact, pages: Mapping[int, str], threshold: float = FUZZY_THRESHOLD) -> Verdict:

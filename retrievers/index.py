@@ -61,7 +61,9 @@ def rrf(rankings: list[np.ndarray], n: int, weights: list[float] | None = None) 
     return fused
 
 
-def fuse(query: str, dense: np.ndarray, lexical: np.ndarray, embedded: np.ndarray | None = None) -> np.ndarray:
+def fuse(
+    query: str, dense: np.ndarray, lexical: np.ndarray, embedded: np.ndarray | None = None
+) -> np.ndarray:
     """The hybrid score per chunk: weighted RRF of the dense ranking and the BM25 ranking.
 
     Only chunks sharing a term with the query are in BM25's ranking (a zero score is no evidence);
@@ -128,7 +130,9 @@ class DocumentIndex:
             "content_hash": content_hash,
             "chunks": len(chunks),
         }
-        lexical = LexicalIndex.build([f"{c.text}\n{c.terms}" if c.terms else c.text for c in chunks], tokenizer)
+        lexical = LexicalIndex.build(
+            [f"{c.text}\n{c.terms}" if c.terms else c.text for c in chunks], tokenizer
+        )
         return cls(doc_id, chunks, dense, lexical, embedder, meta)
 
     # ---- persistence ----------------------------------------------------------------------

@@ -31,8 +31,20 @@ YES_NO = {"是", "否", "有", "无", "yes", "no", "true", "false", "y", "n"}
 NOTHING = {"否", "无", "no", "false", "n", "0", "0.0", "[]", "没有", "none"}
 NOT_DISCLOSED = {"", "none", "null", "n/a", "na", "nan", "not disclosed", "未披露", "不适用", "-", "--", "—"}
 
-MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december"]  # fmt: skip
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 DATE_PATTERNS = [  # (pattern, order of its groups)
     (re.compile(r"(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?!\d)"), "ymd"),
@@ -119,7 +131,9 @@ def is_nothing(value) -> bool:
 
 
 def is_not_disclosed(value) -> bool:
-    return value is None or (not isinstance(value, (bool, int, float, list)) and clean(value).lower() in NOT_DISCLOSED)
+    return value is None or (
+        not isinstance(value, (bool, int, float, list)) and clean(value).lower() in NOT_DISCLOSED
+    )
 
 
 def _as_date(value: str) -> tuple[int | None, int, int] | None:
@@ -138,7 +152,9 @@ def _fold(text: str) -> str:
 def _numbers_match(fact: Printed, printed: Printed, per_ten: bool) -> bool:
     # A shifted reading needs two significant digits on the page and no year label: otherwise "3,000"
     # would be found in "(Note 3)" and "20.22%" in "2022年".
-    shifts = SHIFTS + ((1,) if per_ten else ()) if printed.significant >= 2 and not printed.year_like else (0,)
+    shifts = (
+        SHIFTS + ((1,) if per_ten else ()) if printed.significant >= 2 and not printed.year_like else (0,)
+    )
     # A value printed rounded matches within half its last digit, if it keeps two significant digits
     # ("1.2亿" for 123,456,789): one digit ("1亿") would match far too much.
     slack = 0.5 * 10.0 ** (-fact.decimals) if fact.significant >= 2 else 0.0
@@ -164,8 +180,12 @@ def value_in_text(value, unit: str | None, text: str) -> tuple[bool, str]:
         return False, f"no date {shown} in the text"
     folded_text = _fold(text)
     values = numbers(shown)
-    words = re.sub(r"[\d.,%()（）\s$¥￥€£+-]|万|亿|千|百|元|股|人|美元|usd|cny|rmb|thousands?|millions?|billions?",
-                   "", shown, flags=re.I)  # fmt: skip
+    words = re.sub(
+        r"[\d.,%()（）\s$¥￥€£+-]|万|亿|千|百|元|股|人|美元|usd|cny|rmb|thousands?|millions?|billions?",
+        "",
+        shown,
+        flags=re.I,
+    )
     if not (values and len(words) <= 2) and _fold(shown) in folded_text:
         return True, "as written"  # a name, an address, a phrase (a number is compared as a number below)
     if values and len(words) <= 2:  # a number, possibly with sign, currency, scale and unit words

@@ -175,7 +175,9 @@ def _probe_nodes(ray, index_dir: Path, sample_pdf: str | None) -> list[dict]:
     probe = ray.remote(num_cpus=0, max_retries=0)(_probe)
     nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
     if not nodes:
-        raise RayBuildError("the Ray cluster has no node with CPUs: add one with `ray start --address HEAD:6379`")
+        raise RayBuildError(
+            "the Ray cluster has no node with CPUs: add one with `ray start --address HEAD:6379`"
+        )
     tokens = [secrets.token_hex(8) for _ in nodes]
     refs = [
         probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(

@@ -43,7 +43,9 @@ def page_shapes(page) -> PageShapes:
         if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
             shapes.images += 1
             continue
-        if kind != pdfium_c.FPDF_PAGEOBJ_PATH or not pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        if kind != pdfium_c.FPDF_PAGEOBJ_PATH or not pdfium_c.FPDFPageObj_GetBounds(
+            obj, left, bottom, right, top
+        ):
             continue
         x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
         width, height = x1 - x0, y1 - y0

@@ -31,7 +31,9 @@ _KINDS = (
         "free cash flow, depreciation and amortization",
     ),
     (
-        re.compile(r"(stock|share)holders'?’?\s*(equity|deficit)|changes in (equity|net assets)|\bequity\b", re.I),
+        re.compile(
+            r"(stock|share)holders'?’?\s*(equity|deficit)|changes in (equity|net assets)|\bequity\b", re.I
+        ),
         "statement of shareholders' equity",
     ),
     (

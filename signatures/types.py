@@ -21,17 +21,49 @@ Language = Literal["zh", "en"]
 
 
 TYPE_SYNONYMS = {
-    "float": "number", "double": "number", "decimal": "number", "numeric": "number", "money": "number",
-    "currency": "number", "amount": "number", "int": "integer", "str": "string", "text": "string",
-    "bool": "boolean", "percentage": "percent", "pct": "percent", "array": "list", "datetime": "date",
-}  # fmt: skip
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "numeric": "number",
+    "money": "number",
+    "currency": "number",
+    "amount": "number",
+    "int": "integer",
+    "str": "string",
+    "text": "string",
+    "bool": "boolean",
+    "percentage": "percent",
+    "pct": "percent",
+    "array": "list",
+    "datetime": "date",
+}
 UNITS = set(get_args(Unit))
 UNIT_SYNONYMS = {
-    "rmb": "CNY", "cny": "CNY", "元": "CNY", "人民币": "CNY", "yuan": "CNY", "usd": "USD", "$": "USD",
-    "dollar": "USD", "dollars": "USD", "us$": "USD", "%": "percent", "pct": "percent", "percentage": "percent",
-    "百分比": "percent", "股": "shares", "share": "shares", "人": "people", "persons": "people",
-    "employees": "people", "个": "count", "number": "count", "times": "ratio", "倍": "ratio", "": "none",
-}  # fmt: skip
+    "rmb": "CNY",
+    "cny": "CNY",
+    "元": "CNY",
+    "人民币": "CNY",
+    "yuan": "CNY",
+    "usd": "USD",
+    "$": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "us$": "USD",
+    "%": "percent",
+    "pct": "percent",
+    "percentage": "percent",
+    "百分比": "percent",
+    "股": "shares",
+    "share": "shares",
+    "人": "people",
+    "persons": "people",
+    "employees": "people",
+    "个": "count",
+    "number": "count",
+    "times": "ratio",
+    "倍": "ratio",
+    "": "none",
+}
 
 
 # What identifies a document to the program, the code-writer and the scorer: the only metadata of a
@@ -151,7 +183,9 @@ class ExtractedValue(BaseModel):
 
     field: str
     disclosed: bool = Field(description="false when the document does not state it")
-    value: str | None = Field(default=None, description="the value as written, e.g. '15.44%' or '3,239,006 万元'")
+    value: str | None = Field(
+        default=None, description="the value as written, e.g. '15.44%' or '3,239,006 万元'"
+    )
     unit: str | None = Field(default=None, description="unit as written, e.g. 万元, USD thousands, %")
     quote: str | None = Field(default=None, description="short verbatim quote that states the value")
     page: int | None = Field(default=None, description="1-based page of the quote")

@@ -19,7 +19,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # A user's real LM settings must never leak into a test run (COLLATE_REALDOCS only says where the real
 # filings are: tests that read them skip without it).
 for _name in list(os.environ):
-    if (_name.startswith("COLLATE_") and _name != "COLLATE_REALDOCS") or _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+    if (_name.startswith("COLLATE_") and _name != "COLLATE_REALDOCS") or _name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_BASE",
+    ):
         del os.environ[_name]
 
 import dspy  # noqa: E402
@@ -44,7 +48,9 @@ def _lm_is_fake(lm) -> bool:
         return True
     if not isinstance(getattr(lm, "engine", "auto"), str):
         return True  # custom engine object: a rule-based fake
-    base = (getattr(lm, "kwargs", {}) or {}).get("api_base") or (getattr(lm, "kwargs", {}) or {}).get("base_url")
+    base = (getattr(lm, "kwargs", {}) or {}).get("api_base") or (getattr(lm, "kwargs", {}) or {}).get(
+        "base_url"
+    )
     return bool(base) and _is_loopback(urlparse(base).hostname)
 
 
@@ -53,13 +59,17 @@ _real_execute, _real_aexecute = _execution.execute, _execution.aexecute
 
 def _guarded_execute(lm, call):
     if not _lm_is_fake(lm):
-        raise RuntimeError(f"Real LM call attempted in a test (model={getattr(lm, 'model', lm)!r}). {HOW_TO_FAKE}")
+        raise RuntimeError(
+            f"Real LM call attempted in a test (model={getattr(lm, 'model', lm)!r}). {HOW_TO_FAKE}"
+        )
     return _real_execute(lm, call)
 
 
 async def _guarded_aexecute(lm, call):
     if not _lm_is_fake(lm):
-        raise RuntimeError(f"Real LM call attempted in a test (model={getattr(lm, 'model', lm)!r}). {HOW_TO_FAKE}")
+        raise RuntimeError(
+            f"Real LM call attempted in a test (model={getattr(lm, 'model', lm)!r}). {HOW_TO_FAKE}"
+        )
     return await _real_aexecute(lm, call)
 
 

@@ -25,17 +25,69 @@ CITIES = [
     ("", "重庆市", ["江北区", "渝中区"]),
     ("四川省", "成都市", ["高新区", "锦江区"]),
 ]
-_ROADS = ["滨江路", "金融大街", "中山南路", "人民路", "世纪大道", "深南大道", "解放路", "建设路", "秦岭路", "长江路"]
+_ROADS = [
+    "滨江路",
+    "金融大街",
+    "中山南路",
+    "人民路",
+    "世纪大道",
+    "深南大道",
+    "解放路",
+    "建设路",
+    "秦岭路",
+    "长江路",
+]
 
-_EN_FIRST = ["Halvern", "Brixton", "Corvane", "Dunmore", "Elstow", "Farrow", "Glenrock", "Harwick",
-             "Ironvale", "Kestrel", "Larkspur", "Marlow", "Northam", "Oakridge", "Pendle", "Quorra",
-             "Redfern", "Stellan", "Tamber", "Ulvery", "Varden", "Westmere", "Yarrow", "Zephyrine"]
-_EN_SECOND = ["Outdoor", "Systems", "Foods", "Logistics", "Medical", "Apparel", "Energy", "Devices",
-              "Brands", "Industrial", "Software", "Materials"]
+_EN_FIRST = [
+    "Halvern",
+    "Brixton",
+    "Corvane",
+    "Dunmore",
+    "Elstow",
+    "Farrow",
+    "Glenrock",
+    "Harwick",
+    "Ironvale",
+    "Kestrel",
+    "Larkspur",
+    "Marlow",
+    "Northam",
+    "Oakridge",
+    "Pendle",
+    "Quorra",
+    "Redfern",
+    "Stellan",
+    "Tamber",
+    "Ulvery",
+    "Varden",
+    "Westmere",
+    "Yarrow",
+    "Zephyrine",
+]
+_EN_SECOND = [
+    "Outdoor",
+    "Systems",
+    "Foods",
+    "Logistics",
+    "Medical",
+    "Apparel",
+    "Energy",
+    "Devices",
+    "Brands",
+    "Industrial",
+    "Software",
+    "Materials",
+]
 _EN_SUFFIX = ["Inc.", "Corporation", "Holdings, Inc.", "Group, Inc.", "Co."]
-_US_PLACES = [("Delaware", "Austin, Texas"), ("Delaware", "Columbus, Ohio"), ("Nevada", "Reno, Nevada"),
-              ("Delaware", "Denver, Colorado"), ("Minnesota", "Minneapolis, Minnesota"),
-              ("Delaware", "Charlotte, North Carolina"), ("California", "San Jose, California")]
+_US_PLACES = [
+    ("Delaware", "Austin, Texas"),
+    ("Delaware", "Columbus, Ohio"),
+    ("Nevada", "Reno, Nevada"),
+    ("Delaware", "Denver, Colorado"),
+    ("Minnesota", "Minneapolis, Minnesota"),
+    ("Delaware", "Charlotte, North Carolina"),
+    ("California", "San Jose, California"),
+]
 
 
 @dataclass(frozen=True)
@@ -83,15 +135,27 @@ def _us(rng: random.Random, used_symbols: set, used_names: set) -> Company:
         if first not in used_names:
             break
     used_names.add(first)
-    candidates = [first[:4].upper(), first[:3].upper(), (first[:2] + second[0]).upper(),
-                  (first[0] + second[0]).upper(), (first[:2] + second[:2]).upper()]
+    candidates = [
+        first[:4].upper(),
+        first[:3].upper(),
+        (first[:2] + second[0]).upper(),
+        (first[0] + second[0]).upper(),
+        (first[:2] + second[:2]).upper(),
+    ]
     symbol = next((c for c in candidates if c not in used_symbols), None)
     while symbol is None or symbol in used_symbols:
         symbol = "".join(rng.choice("ABCDEFGHKLMNPRSTUVWXYZ") for _ in range(rng.randint(2, 4)))
     used_symbols.add(symbol)
     domicile, hq = rng.choice(_US_PLACES)
-    return Company(symbol=symbol, name=f"{first} {second} {rng.choice(_EN_SUFFIX)}", short_name=first,
-                   market="US", industry=second, domicile=domicile, headquarters=hq)
+    return Company(
+        symbol=symbol,
+        name=f"{first} {second} {rng.choice(_EN_SUFFIX)}",
+        short_name=first,
+        market="US",
+        industry=second,
+        domicile=domicile,
+        headquarters=hq,
+    )
 
 
 def make_companies(n_us: int, n_a: int, rng: random.Random) -> list[Company]:

@@ -33,8 +33,16 @@ def _dump_jsonl(path: Path, rows: list[dict]) -> None:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
-def write_document(pdf_dir: Path, firm, doctype: str, year: int, history: dict, seed: int, pages: int | None = None,
-                   style: Style | None = None) -> tuple[dict, list[dict], Doc]:
+def write_document(
+    pdf_dir: Path,
+    firm,
+    doctype: str,
+    year: int,
+    history: dict,
+    seed: int,
+    pages: int | None = None,
+    style: Style | None = None,
+) -> tuple[dict, list[dict], Doc]:
     """One PDF into `pdf_dir`; returns its catalog entry, its truth rows and its question-side record.
 
     `style` overrides the document's drawn typesetting habits (tests force one difficulty at a time).
@@ -42,23 +50,54 @@ def write_document(pdf_dir: Path, firm, doctype: str, year: int, history: dict, 
     doc_id = doc_uuid(seed, firm.symbol, year, doctype)
     budget = page_budget(doctype, pages, rng_for(seed, "pages", doc_id))
     style = style or draw_style(rng_for(seed, "style", doc_id), english=doctype == US)
-    spec = DocSpec(doc_id, firm, year, doctype, history[year], history[year - 1], rng_for(seed, "doc", doc_id),
-                   budget, style)
+    spec = DocSpec(
+        doc_id,
+        firm,
+        year,
+        doctype,
+        history[year],
+        history[year - 1],
+        rng_for(seed, "doc", doc_id),
+        budget,
+        style,
+    )
     n_pages, hits = render(spec, str(pdf_dir / f"{doc_id}.pdf"))
     values = gold(doctype, history[year])
     lang = language(doctype)
-    entry = {"id": doc_id, "symbol": firm.symbol, "year": year, "doctype": doctype, "language": lang,
-             "company": firm.name, "pages": n_pages}
+    entry = {
+        "id": doc_id,
+        "symbol": firm.symbol,
+        "year": year,
+        "doctype": doctype,
+        "language": lang,
+        "company": firm.name,
+        "pages": n_pages,
+    }
     rows = []
     for field, value in values.items():
         hit = hits.get(field)
-        rows.append({"doc_id": doc_id, "field": field, "value": value, "strings": list(hit.strings) if hit else [],
-                     "page": hit.page if hit else None, "description": description(field), "language": lang})
+        rows.append(
+            {
+                "doc_id": doc_id,
+                "field": field,
+                "value": value,
+                "strings": list(hit.strings) if hit else [],
+                "page": hit.page if hit else None,
+                "description": description(field),
+                "language": lang,
+            }
+        )
     return entry, rows, Doc(doc_id, firm.symbol, year, doctype, values)
 
 
-def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | None = None, seed: int = 0,
-             pages: int | None = None, progress=None) -> dict:
+def generate(
+    out: str | os.PathLike,
+    companies: int = 10,
+    years: list[int] | None = None,
+    seed: int = 0,
+    pages: int | None = None,
+    progress=None,
+) -> dict:
     """Write DIR/pdf/*.pdf, DIR/dataset.json, DIR/catalog.jsonl, DIR/truth.jsonl; return a summary."""
     years = sorted(set(years or DEFAULT_YEARS))
     out = Path(out)
@@ -68,7 +107,7 @@ def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | Non
     jobs = []
     for firm in firms:
         history = (us_history if firm.market == "US" else a_share_history)(firm, years, seed)
-        for doctype in ([US] if firm.market == "US" else list(A_SHARE_DOCTYPES)):
+        for doctype in [US] if firm.market == "US" else list(A_SHARE_DOCTYPES):
             for year in years:
                 jobs.append((firm, doctype, year, history))
     jobs.sort(key=lambda j: (DOCTYPES.index(j[1]), j[2], j[0].symbol))
@@ -83,8 +122,17 @@ def generate(out: str | os.PathLike, companies: int = 10, years: list[int] | Non
     questions = build_questions(docs, years)
     _dump_jsonl(out / "catalog.jsonl", catalog)
     _dump_jsonl(out / "truth.jsonl", truth)
-    (out / "dataset.json").write_text(json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    summary = {"documents": len(catalog), "pages": sum(c["pages"] for c in catalog), "questions": len(questions),
-               "truth_rows": len(truth), "companies": len(firms), "years": years, "seed": seed}
+    (out / "dataset.json").write_text(
+        json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    summary = {
+        "documents": len(catalog),
+        "pages": sum(c["pages"] for c in catalog),
+        "questions": len(questions),
+        "truth_rows": len(truth),
+        "companies": len(firms),
+        "years": years,
+        "seed": seed,
+    }
     log.debug("synthetic corpus in %s: %s", out, summary)
     return summary

@@ -52,30 +52,64 @@ def write_esg(p: Page) -> None:
     w.heading("关于本报告")
     w.paragraph(f"报告时间范围：{year}年1月1日至{year}年12月31日。报告组织范围：{c.name}总行及各分支机构。")
     if f["gri"]:
-        w.paragraph(["编制依据：本报告参照", mark("全球报告倡议组织（GRI）《可持续发展报告标准》", "value_uses_gri_standard"),
-                     "以及上海证券交易所相关指引编制。"])
+        w.paragraph(
+            [
+                "编制依据：本报告参照",
+                mark("全球报告倡议组织（GRI）《可持续发展报告标准》", "value_uses_gri_standard"),
+                "以及上海证券交易所相关指引编制。",
+            ]
+        )
     else:
         w.paragraph("编制依据：本报告依据《上市公司自律监管指引》及本行社会责任管理办法编制。")
-    if p.style.checkboxes:  # the answers as ticked boxes: the ticked one is the answer, both boxes are printed
-        w.paragraph([mark(f"是否参照GRI标准编制：{_ticked(f['gri'])}", "value_uses_gri_standard")], indent=False)
-        w.paragraph([mark(f"本报告是否经第三方机构鉴证：{_ticked(f['assured'])}", "value_third_party_assured")],
-                    indent=False)
+    if (
+        p.style.checkboxes
+    ):  # the answers as ticked boxes: the ticked one is the answer, both boxes are printed
+        w.paragraph(
+            [mark(f"是否参照GRI标准编制：{_ticked(f['gri'])}", "value_uses_gri_standard")], indent=False
+        )
+        w.paragraph(
+            [mark(f"本报告是否经第三方机构鉴证：{_ticked(f['assured'])}", "value_third_party_assured")],
+            indent=False,
+        )
     if f["assured"]:
-        w.paragraph(["报告保证：本报告由", mark(f["assurer"], "value_assurance_org_name", "value_third_party_assured"),
-                     "进行独立第三方鉴证，鉴证报告附后。"])
+        w.paragraph(
+            [
+                "报告保证：本报告由",
+                mark(f["assurer"], "value_assurance_org_name", "value_third_party_assured"),
+                "进行独立第三方鉴证，鉴证报告附后。",
+            ]
+        )
     elif rng.random() < 0.5:
-        w.paragraph(["报告保证：本报告", mark("未经第三方机构鉴证", "value_third_party_assured"), "，本行董事会对内容的真实性负责。"])
-    w.paragraph(["财务数据说明：本报告财务数据摘自经", mark(f["auditor"], "value_big4_auditor_client"),
-                 f"审计的{year}年度财务报告，如与年度报告不一致，以年度报告为准。"])
+        w.paragraph(
+            [
+                "报告保证：本报告",
+                mark("未经第三方机构鉴证", "value_third_party_assured"),
+                "，本行董事会对内容的真实性负责。",
+            ]
+        )
+    w.paragraph(
+        [
+            "财务数据说明：本报告财务数据摘自经",
+            mark(f["auditor"], "value_big4_auditor_client"),
+            f"审计的{year}年度财务报告，如与年度报告不一致，以年度报告为准。",
+        ]
+    )
     topics = [k for k, on in f["esg_topics"].items() if on]
     sections = len(topics) + 2
     p.section_done(0, sections)
     for i, topic in enumerate(topics):
         w.heading(mark(f"{fmt.zh_numeral(i + 1)}、{TOPIC_TITLES[topic]}", topic))
-        w.paragraph(TOPIC_TEXT[topic].format(green=fmt.grouped(f["green_loans_yi"]), employees=f"{f['employees']:,}"))
+        w.paragraph(
+            TOPIC_TEXT[topic].format(green=fmt.grouped(f["green_loans_yi"]), employees=f"{f['employees']:,}")
+        )
         if topic == "value_public_relations_disclosed":
-            w.paragraph(["报告期内，本行对外捐赠合计", mark(f"{fmt.grouped(f['donation_10k'])}万元", DONATION),
-                         f"（上年为{fmt.grouped(prior['donation_10k'])}万元），主要用于乡村振兴、助学和抗灾救助。"])
+            w.paragraph(
+                [
+                    "报告期内，本行对外捐赠合计",
+                    mark(f"{fmt.grouped(f['donation_10k'])}万元", DONATION),
+                    f"（上年为{fmt.grouped(prior['donation_10k'])}万元），主要用于乡村振兴、助学和抗灾救助。",
+                ]
+            )
         p.section_done(i + 1, sections)
     _kpis(p, f, prior, year)
     p.section_done(sections - 1, sections)
@@ -91,18 +125,26 @@ def _kpis(p: Page, f: dict, prior: dict, year: int) -> None:
     if f["tax_10k"] is not None:
         w.paragraph(f"报告期内，本行依法纳税{fmt.yi(f['tax_10k'] * 1e4)}，为地方经济发展作出贡献。")
     if f["contribution_per_share"] is not None:
-        w.paragraph(["以归属于股东的净利润为基础，加上纳税额、职工费用、利息支出和对外捐赠额等计算，本行每股社会贡献值为",
-                     mark(f"{f['contribution_per_share']:.2f}元", "value_social_contribution_per_share_cny"),
-                     f"（上年为{fmt.grouped(rng.uniform(1, 18))}元）。"])
+        w.paragraph(
+            [
+                "以归属于股东的净利润为基础，加上纳税额、职工费用、利息支出和对外捐赠额等计算，本行每股社会贡献值为",
+                mark(f"{f['contribution_per_share']:.2f}元", "value_social_contribution_per_share_cny"),
+                f"（上年为{fmt.grouped(rng.uniform(1, 18))}元）。",
+            ]
+        )
     money = fmt.grouped
-    rows = [["指标", "单位", f"{year}年", f"{year - 1}年"],
-            ["对外捐赠总额", "万元", mark(money(f["donation_10k"]), DONATION), money(prior["donation_10k"])],
-            ["员工总数", "人", f"{f['employees']:,}", f"{prior['employees']:,}"],
-            ["绿色贷款余额", "亿元", money(f["green_loans_yi"]), money(prior["green_loans_yi"])]]
+    rows = [
+        ["指标", "单位", f"{year}年", f"{year - 1}年"],
+        ["对外捐赠总额", "万元", mark(money(f["donation_10k"]), DONATION), money(prior["donation_10k"])],
+        ["员工总数", "人", f"{f['employees']:,}", f"{prior['employees']:,}"],
+        ["绿色贷款余额", "亿元", money(f["green_loans_yi"]), money(prior["green_loans_yi"])],
+    ]
     if f["tax_10k"] is not None:
         old = money(prior["tax_10k"]) if prior["tax_10k"] is not None else "-"
         rows.insert(2, ["纳税总额", "万元", mark(money(f["tax_10k"]), TAX), old])
-    if p.style.paired:  # two indicators to a line, this year only: "对外捐赠总额（万元） 1,234.56 员工总数（人） 5,432"
+    if (
+        p.style.paired
+    ):  # two indicators to a line, this year only: "对外捐赠总额（万元） 1,234.56 员工总数（人） 5,432"
         cells = [[f"{r[0]}（{r[1]}）", r[2]] for r in rows[1:]]
         if len(cells) % 2:
             cells.append(["", ""])

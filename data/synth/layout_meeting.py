@@ -32,12 +32,17 @@ def _with_share_classes(rows: list[list], meeting: dict, decimals: int, rng) -> 
     h_people = rng.randint(1, 3)
     a_shares = round(meeting["shares"] * rng.uniform(0.7, 0.95))
     a_ratio = round(meeting["ratio"] * a_shares / meeting["shares"], decimals)
-    return [rows[0], ["其中：A股股东人数", str(meeting["people"] - h_people)],
-            ["境外上市外资股股东人数（H股）", str(h_people)],
-            rows[1], ["其中：A股股东持有股份总数", f"{a_shares:,}"],
-            ["境外上市外资股股东持有股份总数", f"{meeting['shares'] - a_shares:,}"],
-            rows[2], ["其中：A股股东持股占股份总数的比例（%）", f"{a_ratio:.{decimals}f}"],
-            ["境外上市外资股股东持股占股份总数的比例（%）", f"{meeting['ratio'] - a_ratio:.{decimals}f}"]]
+    return [
+        rows[0],
+        ["其中：A股股东人数", str(meeting["people"] - h_people)],
+        ["境外上市外资股股东人数（H股）", str(h_people)],
+        rows[1],
+        ["其中：A股股东持有股份总数", f"{a_shares:,}"],
+        ["境外上市外资股股东持有股份总数", f"{meeting['shares'] - a_shares:,}"],
+        rows[2],
+        ["其中：A股股东持股占股份总数的比例（%）", f"{a_ratio:.{decimals}f}"],
+        ["境外上市外资股股东持股占股份总数的比例（%）", f"{meeting['ratio'] - a_ratio:.{decimals}f}"],
+    ]
 
 
 def write_meeting(p: Page) -> None:
@@ -45,21 +50,34 @@ def write_meeting(p: Page) -> None:
     f, c, year = s.facts, s.company, s.year
     meetings = f["meetings"]
     ratio_decimals = rng.choice([2, 4])
-    dual_listed = rng.random() < 0.5  # an A+H bank: every attendance total followed by its A- and H-share parts
+    dual_listed = (
+        rng.random() < 0.5
+    )  # an A+H bank: every attendance total followed by its A- and H-share parts
     for i, meeting in enumerate(meetings):
         annual = meeting["type"] == "年度股东大会"
-        title = (f"{year - 1}年年度股东大会决议公告" if annual
-                 else f"{year}年第{fmt.zh_numeral(meeting['number'])}次临时股东大会决议公告")
+        title = (
+            f"{year - 1}年年度股东大会决议公告"
+            if annual
+            else f"{year}年第{fmt.zh_numeral(meeting['number'])}次临时股东大会决议公告"
+        )
         if i:
             w.new_page()
-        w.heading(f"证券代码：{c.symbol}    证券简称：{c.short_name}    公告编号：{year}-{10 * i + rng.randint(1, 9):03d}", size=10)
+        w.heading(
+            f"证券代码：{c.symbol}    证券简称：{c.short_name}    公告编号：{year}-{10 * i + rng.randint(1, 9):03d}",
+            size=10,
+        )
         w.centered(c.name, 15)
         fields = (EVENTS,) if annual else (EVENTS, EXTRA_COUNT)
         w.heading(mark(title, *fields), size=14)
         w.paragraph("重要内容提示：● 本次会议是否有否决议案：无", indent=False)
         w.paragraph("一、会议召开和出席情况", indent=False)
-        w.paragraph(["（一）股东大会召开的时间：", mark(fmt.date_cn(meeting["date"]), EVENTS) if i == 0 else fmt.date_cn(meeting["date"])],
-                    indent=False)
+        w.paragraph(
+            [
+                "（一）股东大会召开的时间：",
+                mark(fmt.date_cn(meeting["date"]), EVENTS) if i == 0 else fmt.date_cn(meeting["date"]),
+            ],
+            indent=False,
+        )
         w.paragraph(f"（二）股东大会召开的地点：{c.city[1]}本行总行大楼会议室", indent=False)
         w.paragraph("（三）出席会议的普通股股东及其持有股份情况：", indent=False)
         people, shares = str(meeting["people"]), f"{meeting['shares']:,}"
@@ -71,28 +89,49 @@ def write_meeting(p: Page) -> None:
         if p.style.paired:  # the counts in one sentence, then the on-site / online parts
             on_site = rng.randint(2, min(40, meeting["people"] - 1))
             on_site_shares = round(meeting["shares"] * rng.uniform(0.55, 0.95))
-            w.paragraph(["出席会议的股东和代理人人数为", people, "人，所持有表决权的股份总数为", shares,
-                         "股，占公司有表决权股份总数的", ratio, f"%。其中，现场出席的股东及股东代理人{on_site}人，代表股份"
-                         f"{on_site_shares:,}股；通过网络投票的股东{meeting['people'] - on_site}人，代表股份"
-                         f"{meeting['shares'] - on_site_shares:,}股。"])
+            w.paragraph(
+                [
+                    "出席会议的股东和代理人人数为",
+                    people,
+                    "人，所持有表决权的股份总数为",
+                    shares,
+                    "股，占公司有表决权股份总数的",
+                    ratio,
+                    f"%。其中，现场出席的股东及股东代理人{on_site}人，代表股份"
+                    f"{on_site_shares:,}股；通过网络投票的股东{meeting['people'] - on_site}人，代表股份"
+                    f"{meeting['shares'] - on_site_shares:,}股。",
+                ]
+            )
         else:
-            rows = [["1、出席会议的股东和代理人人数", people],
-                    ["2、出席会议的股东所持有表决权的股份总数（股）", shares],
-                    ["3、出席会议的股东所持有表决权股份数占公司有表决权股份总数的比例（%）", ratio]]
+            rows = [
+                ["1、出席会议的股东和代理人人数", people],
+                ["2、出席会议的股东所持有表决权的股份总数（股）", shares],
+                ["3、出席会议的股东所持有表决权股份数占公司有表决权股份总数的比例（%）", ratio],
+            ]
             if dual_listed:
                 rows = _with_share_classes(rows, meeting, ratio_decimals, rng)
             w.table(rows, [0.72, 0.28], header_rows=0, by_column=rng.random() < 0.3)
         methods = _methods_text(f["methods"]) if annual else "现场投票和网络投票相结合"
         voting = _voting_text(f["voting"]) if annual else "逐项表决"
-        w.paragraph(["（四）表决方式是否符合《公司法》及《公司章程》的规定，大会主持情况等。本次会议由董事会召集，采用",
-                     mark(methods, "value_annual_meeting_methods") if annual else methods,
-                     "的方式召开，会议议案采用", mark(voting, "value_annual_meeting_voting_methods") if annual else voting,
-                     "方式审议表决。"])
+        w.paragraph(
+            [
+                "（四）表决方式是否符合《公司法》及《公司章程》的规定，大会主持情况等。本次会议由董事会召集，采用",
+                mark(methods, "value_annual_meeting_methods") if annual else methods,
+                "的方式召开，会议议案采用",
+                mark(voting, "value_annual_meeting_voting_methods") if annual else voting,
+                "方式审议表决。",
+            ]
+        )
         w.paragraph("二、议案审议情况", indent=False)
         for k in range(rng.randint(3, 7)):
             agree = rng.uniform(97, 99.99)
-            w.paragraph(f"{k + 1}、议案名称：关于{rng.choice(['年度财务决算', '聘请会计师事务所', '发行金融债券', '董事会工作报告', '关联交易'])}"
-                        f"的议案。审议结果：通过。同意票数{int(meeting['shares'] * agree / 100):,}股，占比{agree:.4f}%。", indent=False)
-        w.paragraph(f"三、律师见证情况：本次股东大会经{rng.choice(['北京市金杜', '上海市锦天城', '北京市中伦'])}律师事务所律师见证，"
-                    f"会议的召集、召开程序及表决结果合法有效。特此公告。{c.name}董事会 {fmt.date_cn(meeting['date'])}")
+            w.paragraph(
+                f"{k + 1}、议案名称：关于{rng.choice(['年度财务决算', '聘请会计师事务所', '发行金融债券', '董事会工作报告', '关联交易'])}"
+                f"的议案。审议结果：通过。同意票数{int(meeting['shares'] * agree / 100):,}股，占比{agree:.4f}%。",
+                indent=False,
+            )
+        w.paragraph(
+            f"三、律师见证情况：本次股东大会经{rng.choice(['北京市金杜', '上海市锦天城', '北京市中伦'])}律师事务所律师见证，"
+            f"会议的召集、召开程序及表决结果合法有效。特此公告。{c.name}董事会 {fmt.date_cn(meeting['date'])}"
+        )
         p.section_done(i, len(meetings))

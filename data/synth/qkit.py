@@ -39,10 +39,17 @@ def row(doc: Doc, fields: list[str]) -> dict:
     return out
 
 
-def item(question: str, docs: list[Doc], fields: list[str], source_answer: list[str], final_answer: str) -> dict:
+def item(
+    question: str, docs: list[Doc], fields: list[str], source_answer: list[str], final_answer: str
+) -> dict:
     metadata = [row(d, fields) for d in docs]
-    return {"question": question, "metadata": metadata, "source_answer": source_answer,
-            "final_answer": final_answer, "question_id": question_id(question, metadata)}
+    return {
+        "question": question,
+        "metadata": metadata,
+        "source_answer": source_answer,
+        "final_answer": final_answer,
+        "question_id": question_id(question, metadata),
+    }
 
 
 def top(scores: dict[str, float], k: int, highest: bool = True) -> list[str]:

@@ -39,9 +39,16 @@ def _top_metric(docs: list[Doc], y: int, field: str, noun: str) -> dict:
     k = min(3, len(docs))
     winners = top({d.symbol: d.gold[field] for d in docs}, k)
     sa = [f"Company [{d.symbol}] had {noun} of {_money(d.gold[field])} in {y}" for d in docs]
-    final = f"Based on {y} data, the top {k} companies by {noun} are: {en_list(winners)}{tie_note_en(winners, k)}"
-    return item(f"{EN_PREFIX}What are the stock symbols (tickers) of the top {EN_K[k]} companies ranked by {noun} in {y}?",
-                docs, [field], sa, final)
+    final = (
+        f"Based on {y} data, the top {k} companies by {noun} are: {en_list(winners)}{tie_note_en(winners, k)}"
+    )
+    return item(
+        f"{EN_PREFIX}What are the stock symbols (tickers) of the top {EN_K[k]} companies ranked by {noun} in {y}?",
+        docs,
+        [field],
+        sa,
+        final,
+    )
 
 
 def _top_ratio(docs: list[Doc], y: int, field: str, noun: str) -> dict:
@@ -49,18 +56,33 @@ def _top_ratio(docs: list[Doc], y: int, field: str, noun: str) -> dict:
     winners = top({d.symbol: d.gold[field] for d in docs}, k)
     sa = [f"Company [{d.symbol}] had a {noun} of {d.gold[field]:.4f} in {y}" for d in docs]
     final = f"Based on {y} data, the companies with the highest {noun} are: {en_list(winners)}{tie_note_en(winners, k)}"
-    return item(f"{EN_PREFIX}Which {EN_K[k]} companies had the highest {noun} in {y}? Provide their stock symbols.",
-                docs, [field], sa, final)
+    return item(
+        f"{EN_PREFIX}Which {EN_K[k]} companies had the highest {noun} in {y}? Provide their stock symbols.",
+        docs,
+        [field],
+        sa,
+        final,
+    )
 
 
 def _margin_std(docs: list[Doc], y: int) -> dict:
     field = "value_gross_profit_margin"
     std = pstdev([d.gold[field] for d in docs])
-    sa = [f"Company [{d.symbol}] had a gross profit margin of {d.gold[field] * 100:.2f}% in {y}" for d in docs]
-    final = (f"Based on {y} data, the population standard deviation of gross profit margins across the companies is "
-             f"{std:.4f} ({std * 100:.2f} percentage points)")
-    return item(f"{EN_PREFIX}What is the population standard deviation of the gross profit margin across the companies "
-                f"in {y}?", docs, [field], sa, final)
+    sa = [
+        f"Company [{d.symbol}] had a gross profit margin of {d.gold[field] * 100:.2f}% in {y}" for d in docs
+    ]
+    final = (
+        f"Based on {y} data, the population standard deviation of gross profit margins across the companies is "
+        f"{std:.4f} ({std * 100:.2f} percentage points)"
+    )
+    return item(
+        f"{EN_PREFIX}What is the population standard deviation of the gross profit margin across the companies "
+        f"in {y}?",
+        docs,
+        [field],
+        sa,
+        final,
+    )
 
 
 def _growth(pairs, y1: int, y2: int) -> dict:
@@ -68,9 +90,20 @@ def _growth(pairs, y1: int, y2: int) -> dict:
     k = min(3, len(pairs))
     scores = {a.symbol: growth(b.gold[field], a.gold[field]) for a, b in pairs}
     winners = top(scores, k)
-    sa = [f"Company [{a.symbol}] had total liabilities of {_money(a.gold[field])} in {y1} and {_money(b.gold[field])} "
-          f"in {y2}, with a liabilities growth of {scores[a.symbol] * 100:.2f}%" for a, b in pairs]
-    final = f"From {y1} to {y2}, the companies with the highest total liabilities growth are: {en_list(winners)}"
+    sa = [
+        f"Company [{a.symbol}] had total liabilities of {_money(a.gold[field])} in {y1} and {_money(b.gold[field])} "
+        f"in {y2}, with a liabilities growth of {scores[a.symbol] * 100:.2f}%"
+        for a, b in pairs
+    ]
+    final = (
+        f"From {y1} to {y2}, the companies with the highest total liabilities growth are: {en_list(winners)}"
+    )
     docs = pair_docs(pairs)
-    return item(f"{EN_PREFIX}Which {EN_K[k]} companies achieved the highest total liabilities growth from {y1} to {y2}? "
-                f"Provide their stock symbols.", docs, [field], sa, final)
+    return item(
+        f"{EN_PREFIX}Which {EN_K[k]} companies achieved the highest total liabilities growth from {y1} to {y2}? "
+        f"Provide their stock symbols.",
+        docs,
+        [field],
+        sa,
+        final,
+    )

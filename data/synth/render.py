@@ -97,15 +97,29 @@ def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
         header = (f"{c.short_name}  {spec.year}{_title(spec.doctype)}", f"证券代码：{c.symbol}")
         footer = rng.choice([lambda n: f"第 {n} 页", lambda n: f"- {n} -", lambda n: str(n)])
     st = spec.style
-    writer = DocWriter(path, font, bold, header, footer, size=rng.choice([9.5, 10.0, 10.5]), rules=st.rules,
-                       shade=st.shade, spaced_years=st.spaced_years)
+    writer = DocWriter(
+        path,
+        font,
+        bold,
+        header,
+        footer,
+        size=rng.choice([9.5, 10.0, 10.5]),
+        rules=st.rules,
+        shade=st.shade,
+        spaced_years=st.spaced_years,
+    )
     page = Page(writer, spec, Filler(rng, "en" if spec.doctype == US else "zh"))
-    {US: write_us, ANNUAL: write_annual, ESG: write_esg, DIVIDEND: write_dividend,
-     MEETING: write_meeting}[spec.doctype](page)
+    {US: write_us, ANNUAL: write_annual, ESG: write_esg, DIVIDEND: write_dividend, MEETING: write_meeting}[
+        spec.doctype
+    ](page)
     writer.fill_until(spec.pages, page.fill)
     return writer.save(), writer.truth
 
 
 def _title(doctype: str) -> str:
-    return {ANNUAL: "年年度报告", ESG: "年度社会责任（ESG）报告", DIVIDEND: "年度权益分派相关公告",
-            MEETING: "年股东大会相关公告"}[doctype]
+    return {
+        ANNUAL: "年年度报告",
+        ESG: "年度社会责任（ESG）报告",
+        DIVIDEND: "年度权益分派相关公告",
+        MEETING: "年股东大会相关公告",
+    }[doctype]

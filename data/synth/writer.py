@@ -48,9 +48,18 @@ class TruthHit:
 
 
 class DocWriter:
-    def __init__(self, path: str, font: str, bold_font: str, header: tuple[str, str],
-                 footer: Callable[[int], str], size: float = 10.0, rules: str = "rows", shade: bool = False,
-                 spaced_years: bool = False):
+    def __init__(
+        self,
+        path: str,
+        font: str,
+        bold_font: str,
+        header: tuple[str, str],
+        footer: Callable[[int], str],
+        size: float = 10.0,
+        rules: str = "rows",
+        shade: bool = False,
+        spaced_years: bool = False,
+    ):
         self.canvas = canvas.Canvas(path, pagesize=A4, invariant=1, pageCompression=1)
         self.canvas.setAuthor("collate synthetic corpus")
         self.font, self.bold_font, self.size = font, bold_font, size
@@ -87,14 +96,20 @@ class DocWriter:
             part = self.typeset(part)
             pos = 0
             for m in _ASCII_RUN.finditer(part):
-                tokens.extend(part[pos:m.start()])
+                tokens.extend(part[pos : m.start()])
                 tokens.append(m.group())
                 pos = m.end()
             tokens.extend(part[pos:])
         return tokens
 
-    def wrap(self, parts: list[Part], max_w: float, font: str | None = None, size: float | None = None,
-             first_indent: float = 0.0) -> list[list[Part]]:
+    def wrap(
+        self,
+        parts: list[Part],
+        max_w: float,
+        font: str | None = None,
+        size: float | None = None,
+        first_indent: float = 0.0,
+    ) -> list[list[Part]]:
         lines: list[list[Part]] = [[]]
         used = first_indent
         for tok in self._tokens(parts):
@@ -171,9 +186,18 @@ class DocWriter:
             self._draw_line(MARGIN_X + (first if i == 0 else 0.0), self.y, line, self.font, size)
         self.y -= size * 0.5
 
-    def table(self, rows: list[list[Part]], widths: list[float], header_rows: int = 1,
-              by_column: bool = False, size: float | None = None, align_right_from: int = 1,
-              totals: tuple[int, ...] = (), repeat_header: bool = True, break_after: int | None = None) -> None:
+    def table(
+        self,
+        rows: list[list[Part]],
+        widths: list[float],
+        header_rows: int = 1,
+        by_column: bool = False,
+        size: float | None = None,
+        align_right_from: int = 1,
+        totals: tuple[int, ...] = (),
+        repeat_header: bool = True,
+        break_after: int | None = None,
+    ) -> None:
         """Rows of cells (a cell is a string or a Mark); `widths` are fractions of the text width.
 
         `totals` are row indices of total lines (ruled above in the "frame" style). A table longer than the
@@ -184,8 +208,10 @@ class DocWriter:
         size = size or self.size - 1
         lead = size * 1.45
         cols = [w * TEXT_W for w in widths]
-        wrapped = [[self.wrap([cell], cw - 6, size=size) or [[""]] for cell, cw in zip(row, cols, strict=True)]
-                   for row in rows]
+        wrapped = [
+            [self.wrap([cell], cw - 6, size=size) or [[""]] for cell, cw in zip(row, cols, strict=True)]
+            for row in rows
+        ]
         heights = [max(len(cell) for cell in row) * lead + 4 for row in wrapped]
         start, first = header_rows, True
         while True:
@@ -193,20 +219,34 @@ class DocWriter:
             head_h = sum(heights[r] for r in head)
             self._room(head_h + heights[min(start, len(rows) - 1)])
             room = self.y - BOTTOM - head_h
-            limit = len(rows) if break_after is None or not first else min(len(rows), header_rows + break_after)
+            limit = (
+                len(rows) if break_after is None or not first else min(len(rows), header_rows + break_after)
+            )
             end = start
-            while end < limit and sum(heights[start:end + 1]) <= room:
+            while end < limit and sum(heights[start : end + 1]) <= room:
                 end += 1
             end = max(end, start + 1) if start < len(rows) else end  # a row taller than a page still goes
-            self._draw_table_chunk(wrapped, heights, cols, head + list(range(start, end)), header_rows, by_column,
-                                   size, lead, align_right_from, set(totals))
+            self._draw_table_chunk(
+                wrapped,
+                heights,
+                cols,
+                head + list(range(start, end)),
+                header_rows,
+                by_column,
+                size,
+                lead,
+                align_right_from,
+                set(totals),
+            )
             start, first = end, False
             if start >= len(rows):
                 break
             self.new_page()
         self.y -= size
 
-    def _draw_table_chunk(self, wrapped, heights, cols, chunk, header_rows, by_column, size, lead, right_from, totals):
+    def _draw_table_chunk(
+        self, wrapped, heights, cols, chunk, header_rows, by_column, size, lead, right_from, totals
+    ):
         tops, y = {}, self.y
         for r in chunk:
             tops[r] = y
@@ -218,8 +258,11 @@ class DocWriter:
                 if k % 2 == 0:
                     self.canvas.rect(MARGIN_X, tops[r] - heights[r], sum(cols), heights[r], stroke=0, fill=1)
             self.canvas.setFillGray(0)
-        order = ([(c, r) for c in range(len(cols)) for r in chunk] if by_column
-                 else [(c, r) for r in chunk for c in range(len(cols))])
+        order = (
+            [(c, r) for c in range(len(cols)) for r in chunk]
+            if by_column
+            else [(c, r) for r in chunk for c in range(len(cols))]
+        )
         for c, r in order:
             font = self.bold_font if r < header_rows else self.font
             for k, line in enumerate(wrapped[r][c]):
@@ -243,7 +286,9 @@ class DocWriter:
         if self.rules == "grid":
             for x in [*xs, right]:
                 c.line(x, tops[chunk[0]], x, bottom)
-        if self.rules == "frame":  # real statements: a rule under the header, short rules over the figures of totals
+        if (
+            self.rules == "frame"
+        ):  # real statements: a rule under the header, short rules over the figures of totals
             figures = xs[min(right_from, len(xs) - 1)]
             for r in chunk:
                 if r == header_rows - 1:

@@ -16,8 +16,10 @@ def open_store(index_dir: str | Path):
     """Open the index folder built by retrievers.build, or say how to build one."""
     path = Path(index_dir)
     if not path.is_dir():
-        raise BadInput(f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
-                       f"--pdf-dir PDFS --index {path}")  # fmt: skip
+        raise BadInput(
+            f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
+            f"--pdf-dir PDFS --index {path}"
+        )
     from retrievers.store import IndexStore  # lazy: loading FAISS/torch is not needed for --help or bad input
 
     try:
@@ -31,12 +33,19 @@ def add_lm_arguments(parser, model_help: str = "model id (COLLATE_LM), e.g. open
     parser.add_argument("--lm", help=model_help)
     parser.add_argument("--api-base", help="OpenAI-compatible endpoint (COLLATE_API_BASE)")
     parser.add_argument("--api-key", help="API key (COLLATE_API_KEY)")
-    parser.add_argument("--timeout", type=float, help="seconds an LM request may take (COLLATE_TIMEOUT, default 120)")
+    parser.add_argument(
+        "--timeout", type=float, help="seconds an LM request may take (COLLATE_TIMEOUT, default 120)"
+    )
 
 
 def lm_overrides(args) -> dict:
     """The Settings overrides of add_lm_arguments' flags (None = keep the environment's)."""
-    return {"lm": args.lm, "api_base": args.api_base, "api_key": args.api_key, "timeout": getattr(args, "timeout", None)}
+    return {
+        "lm": args.lm,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "timeout": getattr(args, "timeout", None),
+    }
 
 
 def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:
@@ -49,12 +58,19 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-                        stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     return args
 
 
 def lm_argv(args) -> list[str]:
     """add_lm_arguments' flags as given, back as argv: for a CLI that runs another CLI (evaluate.demo)."""
-    return [arg for key, value in lm_overrides(args).items() if value
-            for arg in (f"--{key.replace('_', '-')}", str(value))]  # fmt: skip
+    return [
+        arg
+        for key, value in lm_overrides(args).items()
+        if value
+        for arg in (f"--{key.replace('_', '-')}", str(value))
+    ]

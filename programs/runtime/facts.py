@@ -40,10 +40,28 @@ CREATE TABLE IF NOT EXISTS facts (
 )
 """
 # Columns added after the first release: a store written before them gains them on open.
-ADDED_COLUMNS = {"field_type": "TEXT NOT NULL DEFAULT ''", "field_unit": "TEXT NOT NULL DEFAULT ''",
-                 "verdict": "TEXT NOT NULL DEFAULT ''", "verdict_reason": "TEXT NOT NULL DEFAULT ''"}  # fmt: skip
-COLUMNS = ("doc_id", "field", "description", "disclosed", "value", "unit", "quote", "page", "model", "prompt_version",
-           "field_type", "field_unit", "verdict", "verdict_reason")  # fmt: skip
+ADDED_COLUMNS = {
+    "field_type": "TEXT NOT NULL DEFAULT ''",
+    "field_unit": "TEXT NOT NULL DEFAULT ''",
+    "verdict": "TEXT NOT NULL DEFAULT ''",
+    "verdict_reason": "TEXT NOT NULL DEFAULT ''",
+}
+COLUMNS = (
+    "doc_id",
+    "field",
+    "description",
+    "disclosed",
+    "value",
+    "unit",
+    "quote",
+    "page",
+    "model",
+    "prompt_version",
+    "field_type",
+    "field_unit",
+    "verdict",
+    "verdict_reason",
+)
 
 
 @dataclass(frozen=True)
@@ -88,7 +106,9 @@ class FactStore:
         try:
             if path:
                 if Path(path).is_dir():
-                    raise FactStoreError(f"fact store {path} is a folder: pass a file path such as {Path(path) / 'facts.sqlite'}")
+                    raise FactStoreError(
+                        f"fact store {path} is a folder: pass a file path such as {Path(path) / 'facts.sqlite'}"
+                    )
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             if path:
@@ -117,7 +137,9 @@ class FactStore:
             ).fetchone()
         return _to_fact(row) if row else None
 
-    def lookup(self, doc_id: str, specs: list[FieldSpec], reuse: Reuse | None = None) -> tuple[dict[str, Fact], list[Merge]]:
+    def lookup(
+        self, doc_id: str, specs: list[FieldSpec], reuse: Reuse | None = None
+    ) -> tuple[dict[str, Fact], list[Merge]]:
         """Known facts of a document for these fields (by field name), and the merges made to find them.
         reuse=None: any stored fact with the exact description (the policy of the first release)."""
         reuse = reuse or Reuse(any_model=True)
@@ -136,8 +158,14 @@ class FactStore:
                 if same:
                     known[spec.name] = candidate.model_copy(update={"description": spec.description})
                     merges.append(Merge(doc_id, spec.name, spec.description, candidate.description, how))
-                    logger.info("reusing %s.%s: %r as %r (%s)", doc_id, spec.name, spec.description,
-                                candidate.description, how)  # fmt: skip
+                    logger.info(
+                        "reusing %s.%s: %r as %r (%s)",
+                        doc_id,
+                        spec.name,
+                        spec.description,
+                        candidate.description,
+                        how,
+                    )
                     break
         return known, merges
 
@@ -169,10 +197,24 @@ class FactStore:
 
     def put_many(self, facts: list[Fact]) -> None:
         rows = [
-            (f.doc_id, f.field, f.description, int(f.disclosed), f.value, f.unit, f.quote, f.page, f.model,
-             f.prompt_version, f.field_type, f.field_unit, f.verdict, f.verdict_reason)
+            (
+                f.doc_id,
+                f.field,
+                f.description,
+                int(f.disclosed),
+                f.value,
+                f.unit,
+                f.quote,
+                f.page,
+                f.model,
+                f.prompt_version,
+                f.field_type,
+                f.field_unit,
+                f.verdict,
+                f.verdict_reason,
+            )
             for f in facts
-        ]  # fmt: skip
+        ]
         with self._lock:
             self._conn.executemany(
                 f"INSERT OR REPLACE INTO facts ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",

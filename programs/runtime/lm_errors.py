@@ -12,13 +12,19 @@ import re
 from dspy.utils.exceptions import LMAuthError, LMError, LMRateLimitError, LMTimeoutError
 
 # A library's own remedy, cut from messages we pass on ("... — raise it with Timeouts(read=...) if ...").
-_LIBRARY_REMEDY = re.compile(r"\s*[;,—-]*\s*(this is lm15's read timeout[^;]*;?\s*)?[^;.]*Timeouts\([^)]*\)[^;.]*", re.I)
+_LIBRARY_REMEDY = re.compile(
+    r"\s*[;,—-]*\s*(this is lm15's read timeout[^;]*;?\s*)?[^;.]*Timeouts\([^)]*\)[^;.]*", re.I
+)
 _TIMED_OUT = re.compile(r"timed? ?out|timeout", re.I)
-_REFUSED = re.compile(r"connection refused|connect(ion)? ?error|failed to establish|name or service not known", re.I)
+_REFUSED = re.compile(
+    r"connection refused|connect(ion)? ?error|failed to establish|name or service not known", re.I
+)
 _SECONDS = re.compile(r"(?:no bytes for|after|timeout of|read timeout[= ])\s*(\d+(?:\.\d+)?)\s*s", re.I)
 
-TIMEOUT_FIX = ("raise COLLATE_TIMEOUT / --timeout for a slow (local) model, or lower the stage's "
-               "COLLATE_MAX_TOKENS_<STAGE> so its answer is shorter")
+TIMEOUT_FIX = (
+    "raise COLLATE_TIMEOUT / --timeout for a slow (local) model, or lower the stage's "
+    "COLLATE_MAX_TOKENS_<STAGE> so its answer is shorter"
+)
 REFUSED_FIX = "check that the LM server is running at COLLATE_API_BASE / --api-base"
 
 
@@ -31,7 +37,9 @@ def lm_error_reason(error: BaseException) -> str:
     cleaned = _clean(message)
     if _REFUSED.search(cleaned) and not isinstance(error, LMTimeoutError):
         return f"could not reach the LM ({kind}: {cleaned}); {REFUSED_FIX}"
-    if isinstance(error, LMTimeoutError) or (_TIMED_OUT.search(cleaned) and not isinstance(error, LMRateLimitError)):
+    if isinstance(error, LMTimeoutError) or (
+        _TIMED_OUT.search(cleaned) and not isinstance(error, LMRateLimitError)
+    ):
         seconds = _SECONDS.search(message)
         waited = f" within {seconds.group(1)} s" if seconds else " in time"
         return f"the LM did not answer{waited} ({kind}); {TIMEOUT_FIX}"
@@ -42,7 +50,10 @@ def lm_error_reason(error: BaseException) -> str:
 
 def _looks_like_transport(error: BaseException) -> bool:
     """A transport failure that reached us unwrapped (e.g. from the LiteLLM engine's SDK)."""
-    return isinstance(error, (TimeoutError, ConnectionError)) or type(error).__name__ in ("Timeout", "APITimeoutError")
+    return isinstance(error, (TimeoutError, ConnectionError)) or type(error).__name__ in (
+        "Timeout",
+        "APITimeoutError",
+    )
 
 
 def _clean(message: str) -> str:

@@ -24,14 +24,17 @@ logger = logging.getLogger(__name__)
 
 
 class LMWatch(BaseCallback):
-    def __init__(self, every: float = 30.0, timeout: float | None = None, labels: dict[int, str] | None = None):
+    def __init__(
+        self, every: float = 30.0, timeout: float | None = None, labels: dict[int, str] | None = None
+    ):
         """every: seconds between waiting lines (0 = none); labels: id(predictor) -> stage name."""
         self.every, self.timeout, self.labels = every, timeout, dict(labels or {})
         self._local = threading.local()
         self._lock = threading.Lock()
         self._outstanding: dict[str, dict] = {}  # call_id -> {stage, model, started, next}
         self._counts: dict[str, dict[str, float]] = defaultdict(
-            lambda: {"calls": 0, "lm_errors": 0, "parse_failures": 0, "seconds": 0.0})
+            lambda: {"calls": 0, "lm_errors": 0, "parse_failures": 0, "seconds": 0.0}
+        )
         self._ticker: threading.Thread | None = None
         self._wake = threading.Event()
 
@@ -60,8 +63,12 @@ class LMWatch(BaseCallback):
     def on_lm_start(self, call_id, instance, inputs):
         stage, now = self._stage(), time.monotonic()
         with self._lock:
-            self._outstanding[call_id] = {"stage": stage, "model": getattr(instance, "model", "?"),
-                                          "started": now, "next": now + self.every}  # fmt: skip
+            self._outstanding[call_id] = {
+                "stage": stage,
+                "model": getattr(instance, "model", "?"),
+                "started": now,
+                "next": now + self.every,
+            }
             self._counts[stage]["calls"] += 1
             if self.every > 0 and (self._ticker is None or not self._ticker.is_alive()):
                 self._ticker = threading.Thread(target=self._tick, name="lm-watch", daemon=True)
@@ -99,7 +106,11 @@ class LMWatch(BaseCallback):
                 logger.warning("%s", self.waiting_line(call, now, waiting))
 
     def waiting_line(self, call: dict, now: float, waiting: int) -> str:
-        limit = f"; a request gives up after {self.timeout:g} s (COLLATE_TIMEOUT / --timeout)" if self.timeout else ""
+        limit = (
+            f"; a request gives up after {self.timeout:g} s (COLLATE_TIMEOUT / --timeout)"
+            if self.timeout
+            else ""
+        )
         others = f"; {waiting - 1} other LM call(s) outstanding" if waiting > 1 else ""
         return f"{call['stage']}: waiting {now - call['started']:.0f} s on the LM ({call['model']}{limit}){others}"
 
@@ -107,8 +118,10 @@ class LMWatch(BaseCallback):
     def summary(self) -> dict[str, dict[str, float]]:
         """Per stage: calls, lm_errors, parse_failures, seconds (LM time, summed over calls)."""
         with self._lock:
-            return {stage: {k: round(v, 3) if k == "seconds" else int(v) for k, v in c.items()}
-                    for stage, c in self._counts.items()}  # fmt: skip
+            return {
+                stage: {k: round(v, 3) if k == "seconds" else int(v) for k, v in c.items()}
+                for stage, c in self._counts.items()
+            }
 
 
 def stage_labels(program) -> dict[int, str]:

@@ -24,12 +24,13 @@ def render_fact(fact: Fact | None) -> str:
         return "not disclosed"
     text = f"{fact.value}" + (f" {fact.unit}" if fact.unit else "")
     if fact.page is not None or fact.quote:
-        text += f" (page {fact.page}: \"{fact.quote or ''}\")"
+        text += f' (page {fact.page}: "{fact.quote or ""}")'
     return text
 
 
-def build_run_log(question: str, assignments: dict[str, list[SubQuery]], facts: list[Fact],
-                  failures: list[DocumentFailure]) -> dict:  # fmt: skip
+def build_run_log(
+    question: str, assignments: dict[str, list[SubQuery]], facts: list[Fact], failures: list[DocumentFailure]
+) -> dict:
     ts = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     by_key = {(f.doc_id, f.field): f for f in facts}
     interactions: dict[str, list[dict]] = {}
@@ -37,12 +38,24 @@ def build_run_log(question: str, assignments: dict[str, list[SubQuery]], facts: 
         items = interactions.setdefault(doc_id, [])
         for sq in subqueries:
             for spec in sq.fields:
-                items.append({"ts": ts, "attempt": len(items), "prompt": f"{sq.query} [{spec.name}: {spec.description}]",
-                              "answer": render_fact(by_key.get((doc_id, spec.name)))})  # fmt: skip
+                items.append(
+                    {
+                        "ts": ts,
+                        "attempt": len(items),
+                        "prompt": f"{sq.query} [{spec.name}: {spec.description}]",
+                        "answer": render_fact(by_key.get((doc_id, spec.name))),
+                    }
+                )
     for failure in failures:
         items = interactions.setdefault(failure.doc_id, [])
-        items.append({"ts": ts, "attempt": len(items), "prompt": f"{failure.stage} this document",
-                      "answer": f"FAILED ({failure.stage}): {failure.reason}"})  # fmt: skip
+        items.append(
+            {
+                "ts": ts,
+                "attempt": len(items),
+                "prompt": f"{failure.stage} this document",
+                "answer": f"FAILED ({failure.stage}): {failure.reason}",
+            }
+        )
     return {"question": question, "doc_interactions": interactions}
 
 
@@ -66,12 +79,22 @@ def write_run(run_dir: str | Path, pred, question_id: str | None = None, extra: 
     if question_id:
         run_log["question_id"] = question_id
     dump(folder / "run_log.json", run_log)
-    summary = {"question_id": question_id, "model_answer": pred.answer, "result": pred.result, "code": pred.code,
-               "citations": pred.citations, "missing": pred.missing, "warnings": pred.warnings, **(extra or {})}
+    summary = {
+        "question_id": question_id,
+        "model_answer": pred.answer,
+        "result": pred.result,
+        "code": pred.code,
+        "citations": pred.citations,
+        "missing": pred.missing,
+        "warnings": pred.warnings,
+        **(extra or {}),
+    }
     dump(folder / "answer.json", summary)
     logger.info("run written to %s", folder)
     return folder
 
 
 def dump(path: Path, content) -> None:
-    path.write_text(json.dumps(to_jsonable(content), ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    path.write_text(
+        json.dumps(to_jsonable(content), ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+    )

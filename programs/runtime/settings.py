@@ -82,7 +82,9 @@ class Settings:
     k: int = 5  # passages per field (and per sub-query) for each document
     fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
     fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
-    fuzzy_reuse: bool = True  # reuse a stored fact whose description is a rewording (programs.runtime.field_match)
+    fuzzy_reuse: bool = (
+        True  # reuse a stored fact whose description is a rewording (programs.runtime.field_match)
+    )
     reuse_facts_from_any_model: bool = False  # True: reuse facts another model or extractor prompt produced
     repair_facts: bool = True  # ask a document once more for facts that failed the check against their page
     use_unverified: bool = False  # True: the computation also uses facts that failed the check (flagged)
@@ -98,28 +100,47 @@ class Settings:
 
     # name -> (lowest, highest) accepted; checked once, here, so no stage meets a value it cannot use.
     RANGES = {
-        "max_tokens": (1, 1_000_000), "num_retries": (0, 20), "timeout": (1, 86_400), "temperature": (0, 2),
-        "concurrency": (1, 1024), "k": (1, 200), "code_rounds": (0, 10), "normalize_batch": (1, 1000),
-        "sample_records": (0, 1000), "sandbox_timeout": (0.1, 3600), "sandbox_memory_mb": (512, 1 << 20),
-        "sandbox_disk_mb": (1, 1 << 20), "sandbox_output_bytes": (1, 1 << 30),
-        "max_tokens_planner": (1, 1_000_000), "max_tokens_extractor": (1, 1_000_000),
-        "max_tokens_normalizer": (1, 1_000_000), "max_tokens_coder": (1, 1_000_000),
-        "max_tokens_answer": (1, 1_000_000), "max_tokens_judge": (1, 1_000_000), "lm_progress_every": (0, 86_400),
-    }  # fmt: skip
+        "max_tokens": (1, 1_000_000),
+        "num_retries": (0, 20),
+        "timeout": (1, 86_400),
+        "temperature": (0, 2),
+        "concurrency": (1, 1024),
+        "k": (1, 200),
+        "code_rounds": (0, 10),
+        "normalize_batch": (1, 1000),
+        "sample_records": (0, 1000),
+        "sandbox_timeout": (0.1, 3600),
+        "sandbox_memory_mb": (512, 1 << 20),
+        "sandbox_disk_mb": (1, 1 << 20),
+        "sandbox_output_bytes": (1, 1 << 30),
+        "max_tokens_planner": (1, 1_000_000),
+        "max_tokens_extractor": (1, 1_000_000),
+        "max_tokens_normalizer": (1, 1_000_000),
+        "max_tokens_coder": (1, 1_000_000),
+        "max_tokens_answer": (1, 1_000_000),
+        "max_tokens_judge": (1, 1_000_000),
+        "lm_progress_every": (0, 86_400),
+    }
     # name -> accepted words.
-    CHOICES = {"token_param": ("auto", "max_tokens", "max_completion_tokens"),
-               "structured": ("auto", "json_schema", "json_object", "off")}  # fmt: skip
+    CHOICES = {
+        "token_param": ("auto", "max_tokens", "max_completion_tokens"),
+        "structured": ("auto", "json_schema", "json_object", "off"),
+    }
 
     def __post_init__(self):
         for name, (low, high) in self.RANGES.items():
             value = getattr(self, name)
             if value is not None and not low <= value <= high:
-                raise ValueError(f"{name}={value} is out of range: use {low} to {high} "
-                                 f"({ENV_PREFIX}{name.upper()} or --{name.replace('_', '-')})")  # fmt: skip
+                raise ValueError(
+                    f"{name}={value} is out of range: use {low} to {high} "
+                    f"({ENV_PREFIX}{name.upper()} or --{name.replace('_', '-')})"
+                )
         for name, words in self.CHOICES.items():
             if getattr(self, name) not in words:
-                raise ValueError(f"{name}={getattr(self, name)!r} is not one of {', '.join(words)} "
-                                 f"({ENV_PREFIX}{name.upper()})")  # fmt: skip
+                raise ValueError(
+                    f"{name}={getattr(self, name)!r} is not one of {', '.join(words)} "
+                    f"({ENV_PREFIX}{name.upper()})"
+                )
 
     @classmethod
     def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
@@ -151,8 +172,12 @@ class Settings:
         """The sandbox's Limits from these settings (imported lazily: only code that runs code needs it)."""
         from programs.sandbox import Limits
 
-        return Limits(memory_mb=self.sandbox_memory_mb, disk_mb=self.sandbox_disk_mb,
-                      output_bytes=self.sandbox_output_bytes, strict=self.sandbox_strict)  # fmt: skip
+        return Limits(
+            memory_mb=self.sandbox_memory_mb,
+            disk_mb=self.sandbox_disk_mb,
+            output_bytes=self.sandbox_output_bytes,
+            strict=self.sandbox_strict,
+        )
 
     def replace(self, **changes) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -191,7 +216,9 @@ def _parse(f: dataclasses.Field, raw: str):
         if kind.startswith("float"):
             return float(raw)
     except ValueError as e:
-        raise ValueError(f"{ENV_PREFIX}{f.name.upper()}={raw!r} is not a valid {kind}: fix or unset it") from e
+        raise ValueError(
+            f"{ENV_PREFIX}{f.name.upper()}={raw!r} is not a valid {kind}: fix or unset it"
+        ) from e
     return raw
 
 

@@ -67,7 +67,7 @@ def first_number(text: str) -> tuple[float, re.Match] | None:
     match = values[0] if values else matches[0]
     value = float(match.group().replace(",", ""))
     before = text[: match.start()].rstrip(" $¥￥€£RMBUSDCNY元")
-    after = text[match.end():]
+    after = text[match.end() :]
     if before.endswith(("-", "−", "–")) or (before.endswith("(") and ")" in after):
         value = -value
     return value, match
@@ -76,8 +76,10 @@ def first_number(text: str) -> tuple[float, re.Match] | None:
 def is_year_label(text: str, match: re.Match) -> bool:
     if not re.fullmatch(r"(19|20)\d\d", match.group()):
         return False
-    return bool(re.match(r"\s*(年|fiscal)", text[match.end():], re.I)
-                or re.search(r"(FY|fiscal year|year|财年)\s*$", text[: match.start()], re.I))
+    return bool(
+        re.match(r"\s*(年|fiscal)", text[match.end() :], re.I)
+        or re.search(r"(FY|fiscal year|year|财年)\s*$", text[: match.start()], re.I)
+    )
 
 
 def scale_of(after_number: str, unit: str) -> tuple[float, str]:
@@ -102,12 +104,19 @@ def parse_amount(raw: str, unit: str | None, scaled: bool = True) -> Parsed:
     if found is None:
         return Parsed(False, reason=f"no number in {raw!r}")
     value, match = found
-    factor, word = scale_of(body[match.end():], unit_text) if scaled else (1.0, "")
+    factor, word = scale_of(body[match.end() :], unit_text) if scaled else (1.0, "")
     value *= factor
     if per_ten:
         value /= 10
     value = tidy(value)
-    notes = [n for n in (f"x{factor:g} ({word})" if factor != 1 else "", "per 10 shares -> per share" if per_ten else "") if n]
+    notes = [
+        n
+        for n in (
+            f"x{factor:g} ({word})" if factor != 1 else "",
+            "per 10 shares -> per share" if per_ten else "",
+        )
+        if n
+    ]
     return Parsed(True, value, "; ".join(notes))
 
 

@@ -42,8 +42,15 @@ def cite(answer: str, result: str, records: list[dict], facts: list[Fact], docum
         if doc is None:
             continue
         for fact in by_doc.get(doc_id, []) or [None]:
-            citations.append(Citation(doc_id=doc_id, symbol=doc.symbol, year=doc.year,
-                                      page=fact.page if fact else None, quote=fact.quote if fact else None))  # fmt: skip
+            citations.append(
+                Citation(
+                    doc_id=doc_id,
+                    symbol=doc.symbol,
+                    year=doc.year,
+                    page=fact.page if fact else None,
+                    quote=fact.quote if fact else None,
+                )
+            )
     return citations
 
 
@@ -68,13 +75,24 @@ class Answerer(dspy.Module):
         self.sample_records = sample_records
         self.answer = dspy.Predict(WriteAnswer)
 
-    def forward(self, question: str, result: str, records: list[dict], facts: list[Fact],
-                failures: list[DocumentFailure], documents: dict[str, Document]) -> Answer:  # fmt: skip
+    def forward(
+        self,
+        question: str,
+        result: str,
+        records: list[dict],
+        facts: list[Fact],
+        failures: list[DocumentFailure],
+        documents: dict[str, Document],
+    ) -> Answer:
         """The answer in the question's language, falling back to the plain result when the call fails."""
         missing = describe_missing(failures, documents)
         try:
-            answer = self.answer(question=question, result=result, sample_records=records[: self.sample_records],
-                                 missing=missing).answer  # fmt: skip
+            answer = self.answer(
+                question=question,
+                result=result,
+                sample_records=records[: self.sample_records],
+                missing=missing,
+            ).answer
         except Exception as e:  # the computed result still reaches the user
             logger.warning("answer call failed: %s: %s", type(e).__name__, e)
             answer = fallback_answer(result, missing)

@@ -43,8 +43,13 @@ class Analysis:
 
 
 class CodeWriter(dspy.Module):
-    def __init__(self, sandboxes: WarmSandboxes | None = None, rounds: int = 3, timeout: float = 20.0,
-                 sample_records: int = 8):  # fmt: skip
+    def __init__(
+        self,
+        sandboxes: WarmSandboxes | None = None,
+        rounds: int = 3,
+        timeout: float = 20.0,
+        sample_records: int = 8,
+    ):
         """sandboxes: where processes come from (shared, started ahead); rounds: fix rounds after the
         first failing code; timeout: seconds per run; sample_records: rows the writer is shown."""
         super().__init__()
@@ -65,7 +70,9 @@ class CodeWriter(dspy.Module):
         sandbox = self.sandboxes.take(records)
         try:
             try:
-                reply = self.write_code(question=question, columns=columns, sample_records=records[: self.sample_records])
+                reply = self.write_code(
+                    question=question, columns=columns, sample_records=records[: self.sample_records]
+                )
                 code = strip_fences(reply.code)
             except Exception as e:
                 return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
@@ -75,7 +82,9 @@ class CodeWriter(dspy.Module):
                     break
                 sandbox = self.sandboxes.start(records)
                 try:
-                    reply = self.fix_code(question=question, columns=columns, code=code, error=problem(outcome))
+                    reply = self.fix_code(
+                        question=question, columns=columns, code=code, error=problem(outcome)
+                    )
                     code = strip_fences(reply.fixed_code)
                 except Exception as e:
                     return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
@@ -85,9 +94,18 @@ class CodeWriter(dspy.Module):
 
     def execute(self, sandbox, code: str, records: list[dict], attempts: list[dict]):
         late = records if sandbox.records is None else None  # one warm_up() started before the records
-        outcome = SandboxRun(sandbox, late)(code=code, timeout=self.timeout, late_records=len(late or []))  # a span
-        attempts.append({"code": code, "ok": outcome.ok, "stdout": outcome.stdout, "error": outcome.error,
-                         "limit": outcome.limit})  # fmt: skip
+        outcome = SandboxRun(sandbox, late)(
+            code=code, timeout=self.timeout, late_records=len(late or [])
+        )  # a span
+        attempts.append(
+            {
+                "code": code,
+                "ok": outcome.ok,
+                "stdout": outcome.stdout,
+                "error": outcome.error,
+                "limit": outcome.limit,
+            }
+        )
         if not outcome.ok:
             logger.info("analysis code failed (round %d): %s", len(attempts), problem(outcome)[:200])
         return outcome

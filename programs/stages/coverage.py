@@ -18,16 +18,34 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 UNVERIFIED_COLUMN = "unverified"  # fields of the record whose facts failed the check, comma-separated
 # The coverage line in each language the questions come in.
 WORDS = {
-    "en": {"base": "Based on {used} of {total} filings", "unverified": "; {n} unverified: {items}", "and": ", ",
-           "silent": "; {n} did not disclose a value asked for", "end": ".", "value_not_in_quote": "value not in quote",
-           "quote_not_found": "quote not found", "not_disclosed": "not disclosed", "unreadable": "could not be read"},
-    "zh": {"base": "依据：{total}份文件中的{used}份", "unverified": "；{n}项未经核实：{items}", "and": "、",
-           "silent": "；{n}份文件未披露所需数据", "end": "。", "value_not_in_quote": "引文中无此数值",
-           "quote_not_found": "未找到引文", "not_disclosed": "未披露", "unreadable": "无法读取"},
-}  # fmt: skip
+    "en": {
+        "base": "Based on {used} of {total} filings",
+        "unverified": "; {n} unverified: {items}",
+        "and": ", ",
+        "silent": "; {n} did not disclose a value asked for",
+        "end": ".",
+        "value_not_in_quote": "value not in quote",
+        "quote_not_found": "quote not found",
+        "not_disclosed": "not disclosed",
+        "unreadable": "could not be read",
+    },
+    "zh": {
+        "base": "依据：{total}份文件中的{used}份",
+        "unverified": "；{n}项未经核实：{items}",
+        "and": "、",
+        "silent": "；{n}份文件未披露所需数据",
+        "end": "。",
+        "value_not_in_quote": "引文中无此数值",
+        "quote_not_found": "未找到引文",
+        "not_disclosed": "未披露",
+        "unreadable": "无法读取",
+    },
+}
 
 
-def flag_records(records: list[dict], facts: list[Fact], use_unverified: bool) -> tuple[list[dict], list[dict]]:
+def flag_records(
+    records: list[dict], facts: list[Fact], use_unverified: bool
+) -> tuple[list[dict], list[dict]]:
     """(records with the `unverified` column, the records the analysis code is given); both are the
     records unchanged when every fact passed (or none was checked)."""
     failed: dict[str, list[str]] = {}
@@ -71,8 +89,12 @@ class Coverage:
         return text + words["end"]
 
 
-def coverage_of(documents: dict[str, Document], facts: list[Fact], failures: list[DocumentFailure],
-                use_unverified: bool = False) -> Coverage:  # fmt: skip
+def coverage_of(
+    documents: dict[str, Document],
+    facts: list[Fact],
+    failures: list[DocumentFailure],
+    use_unverified: bool = False,
+) -> Coverage:
     def symbol(doc_id: str) -> str:
         doc = documents.get(doc_id)
         return doc.symbol if doc else doc_id
@@ -82,10 +104,24 @@ def coverage_of(documents: dict[str, Document], facts: list[Fact], failures: lis
         documents_in_scope=len(documents),
         documents_used=len({f.doc_id for f in used}),
         facts_used=len(used),
-        unverified=[{"doc_id": f.doc_id, "symbol": symbol(f.doc_id), "field": f.field, "status": f.verdict,
-                     "reason": f.verdict_reason} for f in facts if not f.usable],
-        not_disclosed=[{"doc_id": f.doc_id, "symbol": symbol(f.doc_id), "field": f.field}
-                       for f in facts if not f.disclosed],
-        unreadable=[{"doc_id": m.doc_id, "symbol": symbol(m.doc_id), "stage": m.stage, "reason": m.reason}
-                    for m in failures],
-    )  # fmt: skip
+        unverified=[
+            {
+                "doc_id": f.doc_id,
+                "symbol": symbol(f.doc_id),
+                "field": f.field,
+                "status": f.verdict,
+                "reason": f.verdict_reason,
+            }
+            for f in facts
+            if not f.usable
+        ],
+        not_disclosed=[
+            {"doc_id": f.doc_id, "symbol": symbol(f.doc_id), "field": f.field}
+            for f in facts
+            if not f.disclosed
+        ],
+        unreadable=[
+            {"doc_id": m.doc_id, "symbol": symbol(m.doc_id), "stage": m.stage, "reason": m.reason}
+            for m in failures
+        ],
+    )

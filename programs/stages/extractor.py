@@ -67,8 +67,16 @@ class Extraction:
 
 
 class DocumentExtractor(dspy.Module):
-    def __init__(self, store, facts=None, k: int = 5, concurrency: int = 16, matcher=None, any_model: bool = False,
-                 repair: bool = True):  # fmt: skip
+    def __init__(
+        self,
+        store,
+        facts=None,
+        k: int = 5,
+        concurrency: int = 16,
+        matcher=None,
+        any_model: bool = False,
+        repair: bool = True,
+    ):
         """store: the index (catalog + per-document search); facts: a FactStore to reuse and keep facts
         in, or None to always ask; k passages per query; concurrency: LM calls in flight at once;
         matcher: a FieldMatcher to reuse facts of reworded fields (None: exact descriptions only);
@@ -88,11 +96,17 @@ class DocumentExtractor(dspy.Module):
         # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
         # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
         gate = threading.BoundedSemaphore(self.concurrency)
-        stop = threading.Event()  # set on Ctrl-C: calls in flight finish (their facts are kept), no new ones start
-        pool = ThreadPoolExecutor(max_workers=max(1, min(len(jobs), RETRIEVAL_THREADS)), thread_name_prefix="extract")
+        stop = (
+            threading.Event()
+        )  # set on Ctrl-C: calls in flight finish (their facts are kept), no new ones start
+        pool = ThreadPoolExecutor(
+            max_workers=max(1, min(len(jobs), RETRIEVAL_THREADS)), thread_name_prefix="extract"
+        )
         try:
             # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
-            futures = [pool.submit(contextvars.copy_context().run, self.run_job, job, gate, stop) for job in jobs]
+            futures = [
+                pool.submit(contextvars.copy_context().run, self.run_job, job, gate, stop) for job in jobs
+            ]
             for future in as_completed(futures):
                 outcome = future.result()
                 outcomes[outcome.doc_id] = outcome
@@ -109,7 +123,9 @@ class DocumentExtractor(dspy.Module):
         doc = self.store.catalog.get(doc_id)
         fields = fields_of(subqueries)
         known, merges = self.facts.lookup(doc_id, fields, reuse) if self.facts is not None else ({}, [])
-        return DocumentJob(doc, subqueries, fields, known, [f for f in fields if f.name not in known], merges=merges)
+        return DocumentJob(
+            doc, subqueries, fields, known, [f for f in fields if f.name not in known], merges=merges
+        )
 
     def run_job(self, job: DocumentJob, gate: threading.Semaphore, stop: threading.Event) -> DocumentOutcome:
         if not job.missing:
@@ -121,7 +137,9 @@ class DocumentExtractor(dspy.Module):
                     raise InterruptedError("the run was interrupted before this document was asked")
                 pred = self.extract(**self.inputs(job, job.missing))
             pages = self.page_texts(job.doc.id)
-            new = [checked(f, pages) for f in self.read(job, job.missing, pred["values"])]  # not pred.values(): a method
+            new = [
+                checked(f, pages) for f in self.read(job, job.missing, pred["values"])
+            ]  # not pred.values(): a method
             failing = [f for f in new if not f.usable]
             if failing and self.repair:
                 return self.finish(job, self.repaired(job, new, failing, gate, pages), repaired=True)
@@ -150,7 +168,9 @@ class DocumentExtractor(dspy.Module):
     def passages(self, job: DocumentJob) -> list[str]:
         """k passages per missing field (its description, helped by the words the filing would print for
         it: the planner's search terms) and per sub-query, deduplicated, best first."""
-        queries = [(f.description or f.name, f.search_terms) for f in job.missing] + [(sq.query, []) for sq in job.subqueries]
+        queries = [(f.description or f.name, f.search_terms) for f in job.missing] + [
+            (sq.query, []) for sq in job.subqueries
+        ]
         seen, texts = set(), []
         for query, terms in queries:
             for p in self.retrieve(document=job.doc.id, query=query, k=self.k, terms=terms).passages:
@@ -180,12 +200,22 @@ class DocumentExtractor(dspy.Module):
             if v is None:
                 continue  # not answered: left unknown, so a later run asks again
             disclosed = bool(v.disclosed and v.value not in (None, ""))
-            new.append(Fact(
-                doc_id=job.doc.id, field=spec.name, description=spec.description, disclosed=disclosed,
-                value=v.value if disclosed else None, unit=v.unit if disclosed else None,
-                quote=v.quote, page=v.page, model=model, prompt_version=version, field_type=spec.type,
-                field_unit=spec.unit,
-            ))  # fmt: skip
+            new.append(
+                Fact(
+                    doc_id=job.doc.id,
+                    field=spec.name,
+                    description=spec.description,
+                    disclosed=disclosed,
+                    value=v.value if disclosed else None,
+                    unit=v.unit if disclosed else None,
+                    quote=v.quote,
+                    page=v.page,
+                    model=model,
+                    prompt_version=version,
+                    field_type=spec.type,
+                    field_unit=spec.unit,
+                )
+            )
         return new
 
     def finish(self, job: DocumentJob, new: list[Fact], repaired: bool = False) -> DocumentOutcome:
@@ -196,15 +226,22 @@ class DocumentExtractor(dspy.Module):
         unanswered = [s.name for s in job.missing if s.name not in got]
         if unanswered:
             logger.warning("%s: the reply left out %s", job.doc.id, unanswered)
-        facts = [got.get(s.name) or Fact(doc_id=job.doc.id, field=s.name, description=s.description, disclosed=False)
-                 for s in job.fields]  # fmt: skip
+        facts = [
+            got.get(s.name)
+            or Fact(doc_id=job.doc.id, field=s.name, description=s.description, disclosed=False)
+            for s in job.fields
+        ]
         return DocumentOutcome(job.doc.id, facts, asked_lm=True, repaired=repaired)
 
     def failed(self, job: DocumentJob, error: Exception) -> DocumentOutcome:
         reason = lm_error_reason(error)[:500]
         logger.warning("extraction failed for %s: %s", job.doc.id, reason)
-        return DocumentOutcome(job.doc.id, list(job.known.values()), DocumentFailure(
-            doc_id=job.doc.id, stage="extract", reason=reason), asked_lm=True)  # fmt: skip
+        return DocumentOutcome(
+            job.doc.id,
+            list(job.known.values()),
+            DocumentFailure(doc_id=job.doc.id, stage="extract", reason=reason),
+            asked_lm=True,
+        )
 
     def model_name(self) -> str:
         lm = self.extract.lm or dspy.settings.lm

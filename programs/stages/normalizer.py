@@ -23,10 +23,20 @@ logger = logging.getLogger(__name__)
 
 IsoDate = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 PYTHON_TYPES: dict[str, Any] = {
-    "number": float, "integer": int, "percent": float, "string": str, "boolean": bool, "date": IsoDate,
+    "number": float,
+    "integer": int,
+    "percent": float,
+    "string": str,
+    "boolean": bool,
+    "date": IsoDate,
     "list": list[str],
-}  # fmt: skip
-IDENTITY = {"id": (str, ...), "symbol": (str, ...), "year": (int, ...), "doctype": (str, ...)}  # IDENTITY_FIELDS, typed
+}
+IDENTITY = {
+    "id": (str, ...),
+    "symbol": (str, ...),
+    "year": (int, ...),
+    "doctype": (str, ...),
+}  # IDENTITY_FIELDS, typed
 
 
 class RecordSchema:
@@ -92,7 +102,9 @@ class Normalizer(dspy.Module):
         self.batch_size = batch_size
         self.normalize = dspy.Predict(NormalizeRecords)
 
-    def forward(self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]) -> Normalized:
+    def forward(
+        self, fields: list[FieldSpec], facts: list[Fact], documents: dict[str, Document]
+    ) -> Normalized:
         """Rules first, then the LM for what they could not parse: one ask, then one re-ask of what
         came back invalid; a failed batch leaves its values null with a reason."""
         schema, values, pending, notes = self.by_rules(fields, facts)
@@ -100,7 +112,9 @@ class Normalizer(dspy.Module):
             replies: list[list[NormalizedValue] | Exception] = []
             for batch in self.batches(pending):
                 try:
-                    reply = self.normalize(field_specs=specs_for(schema, batch), items=[raw for _, raw in batch])
+                    reply = self.normalize(
+                        field_specs=specs_for(schema, batch), items=[raw for _, raw in batch]
+                    )
                     replies.append(reply["values"])
                 except Exception as e:
                     replies.append(e)
@@ -124,13 +138,17 @@ class Normalizer(dspy.Module):
                 continue
             slot = Slot(fact.doc_id, fact.field)
             parsed = parse_value(fact.value, fact.unit, spec)
-            ok, value, error = schema.check(fact.field, parsed.value) if parsed.ok else (False, None, parsed.reason)
+            ok, value, error = (
+                schema.check(fact.field, parsed.value) if parsed.ok else (False, None, parsed.reason)
+            )
             if ok:
                 row[fact.field] = value
                 if parsed.reason:
                     notes[slot.key] = parsed.reason
             else:
-                raw = RawValue(key=slot.key, field=fact.field, value=fact.value, unit=fact.unit, quote=fact.quote)
+                raw = RawValue(
+                    key=slot.key, field=fact.field, value=fact.value, unit=fact.unit, quote=fact.quote
+                )
                 pending.append((slot, raw))
         return schema, values, pending, notes
 
@@ -162,12 +180,17 @@ class Normalizer(dspy.Module):
                     still.append((slot, raw))
         return still
 
-    def finish(self, schema, values, pending: list[Pending], notes, documents: dict[str, Document]) -> Normalized:
+    def finish(
+        self, schema, values, pending: list[Pending], notes, documents: dict[str, Document]
+    ) -> Normalized:
         for slot, _ in pending:
             logger.warning("%s set to null: %s", slot.key, notes.get(slot.key, "unparseable"))
-        records = [schema.record(documents[doc_id], row) for doc_id, row in values.items() if doc_id in documents]
-        return Normalized(records=records, schema=schema, notes=notes, nulled=[slot.key for slot, _ in pending])
-
+        records = [
+            schema.record(documents[doc_id], row) for doc_id, row in values.items() if doc_id in documents
+        ]
+        return Normalized(
+            records=records, schema=schema, notes=notes, nulled=[slot.key for slot, _ in pending]
+        )
 
 
 def through_rules(spec: FieldSpec, value: Any) -> Any:

@@ -93,7 +93,9 @@ def tidy_plan(plan: Plan) -> Plan:
         fields = [f.model_copy(update={"name": column_name(f.name)}) for f in sq.fields]
         r = sq.restriction
         restriction = Restriction(
-            doctypes=r.doctypes or None, years=r.years or None, symbols=[str(s) for s in r.symbols] if r.symbols else None
+            doctypes=r.doctypes or None,
+            years=r.years or None,
+            symbols=[str(s) for s in r.symbols] if r.symbols else None,
         )
         subqueries.append(SubQuery(query=sq.query, restriction=restriction, fields=fields))
     return Plan(subqueries=subqueries)

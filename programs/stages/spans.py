@@ -39,5 +39,10 @@ class SandboxRun(dspy.Module):
     def forward(self, code: str, timeout: float, late_records: int) -> dspy.Prediction:
         started = time.perf_counter()
         outcome = self.sandbox.run(code, timeout, records=self.records)
-        return dspy.Prediction(ok=outcome.ok, limit=outcome.limit, seconds=round(time.perf_counter() - started, 3),
-                               error=outcome.error, stdout=outcome.stdout)  # fmt: skip
+        return dspy.Prediction(
+            ok=outcome.ok,
+            limit=outcome.limit,
+            seconds=round(time.perf_counter() - started, 3),
+            error=outcome.error,
+            stdout=outcome.stdout,
+        )

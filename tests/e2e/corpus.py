@@ -12,9 +12,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_module(module: str, *args: str, timeout: float = 600) -> None:
     """Run one of the project's CLIs as a user would; its stderr is the failure message."""
-    done = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"python -m {module} {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"python -m {module} {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
 
 
 def build_corpus(folder: Path, *synth_args: str, embedder: str | None = "hashing-256") -> tuple[Path, Path]:
@@ -24,8 +28,19 @@ def build_corpus(folder: Path, *synth_args: str, embedder: str | None = "hashing
         run_module("data.synth", "--out", str(corpus), *synth_args)
     if not (index / "catalog.sqlite").exists():
         extra = ["--embedder", embedder] if embedder else []
-        run_module("retrievers.build", "--catalog", str(corpus / "catalog.jsonl"), "--pdf-dir", str(corpus / "pdf"),
-                   "--index", str(index), "--workers", "2", "--no-progress", *extra)
+        run_module(
+            "retrievers.build",
+            "--catalog",
+            str(corpus / "catalog.jsonl"),
+            "--pdf-dir",
+            str(corpus / "pdf"),
+            "--index",
+            str(index),
+            "--workers",
+            "2",
+            "--no-progress",
+            *extra,
+        )
     return corpus, index
 
 

@@ -23,10 +23,26 @@ from tests.fakes.server import FakeLMServer
 
 def ask_process(tiny, item, server, facts, run_dir):  # noqa: F811
     env = {**os.environ, **server.env(), "COLLATE_CACHE": "false", "COLLATE_CONCURRENCY": "1"}
-    argv = [sys.executable, "-m", "collate.ask", "--index", str(tiny[1]), "--dataset", str(tiny[0] / "dataset.json"),
-            "--question-id", item["question_id"], "--fact-store", str(facts), "--run-dir", str(run_dir), "--json",
-            "--no-progress"]  # fmt: skip
-    return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = [
+        sys.executable,
+        "-m",
+        "collate.ask",
+        "--index",
+        str(tiny[1]),
+        "--dataset",
+        str(tiny[0] / "dataset.json"),
+        "--question-id",
+        item["question_id"],
+        "--fact-store",
+        str(facts),
+        "--run-dir",
+        str(run_dir),
+        "--json",
+        "--no-progress",
+    ]
+    return subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def stored(facts) -> set[tuple[str, str]]:

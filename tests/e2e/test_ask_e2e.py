@@ -21,14 +21,26 @@ from tests.fakes.server import FakeLMServer, Fault, last_message_contains
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory):
     """(corpus dir, index dir): 2 companies per market, 2 fiscal years, short filings."""
-    return build_corpus(tmp_path_factory.mktemp("e2e"), "--companies", "4", "--years", "2021", "2022",
-                        "--pages", "10", "--seed", "11")
+    return build_corpus(
+        tmp_path_factory.mktemp("e2e"),
+        "--companies",
+        "4",
+        "--years",
+        "2021",
+        "2022",
+        "--pages",
+        "10",
+        "--seed",
+        "11",
+    )
 
 
 @pytest.fixture
 def item(tiny):
     """A dataset item over several documents (the smallest with at least 3, for speed)."""
-    items = sorted((i for i in dataset_items(tiny[0]) if len(i["metadata"]) >= 3), key=lambda i: len(i["metadata"]))
+    items = sorted(
+        (i for i in dataset_items(tiny[0]) if len(i["metadata"]) >= 3), key=lambda i: len(i["metadata"])
+    )
     assert items, "the synthetic dataset has no item over 3+ documents"
     return items[0]
 
@@ -38,9 +50,23 @@ def run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, *extra):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("COLLATE_CACHE", "false")
     run_dir = tmp_path / "run"
-    code = ask.main(["--index", str(tiny[1]), "--dataset", str(tiny[0] / "dataset.json"),
-                     "--question-id", item["question_id"], "--run-dir", str(run_dir), "--json", "--no-progress",
-                     "--fact-store", str(tmp_path / "facts.sqlite"), *extra])
+    code = ask.main(
+        [
+            "--index",
+            str(tiny[1]),
+            "--dataset",
+            str(tiny[0] / "dataset.json"),
+            "--question-id",
+            item["question_id"],
+            "--run-dir",
+            str(run_dir),
+            "--json",
+            "--no-progress",
+            "--fact-store",
+            str(tmp_path / "facts.sqlite"),
+            *extra,
+        ]
+    )
     out = capsys.readouterr().out
     return code, (json.loads(out) if code == 0 else None), run_dir
 
@@ -49,17 +75,30 @@ def doc_ids(item) -> set[str]:
     return {row["id"] for row in item["metadata"]}
 
 
-def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(tiny, item, monkeypatch, capsys, tmp_path):
+def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(
+    tiny, item, monkeypatch, capsys, tmp_path
+):
     with FakeLMServer(Brain()) as server:
         code, out, run_dir = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
         kinds = server.calls_by_kind()
     assert code == 0
-    assert set(out) == {"answer", "coverage_line", "coverage", "records", "code", "result", "citations", "missing",
-                        "usage"}
+    assert set(out) == {
+        "answer",
+        "coverage_line",
+        "coverage",
+        "records",
+        "code",
+        "result",
+        "citations",
+        "missing",
+        "usage",
+    }
     assert out["answer"].strip() and out["missing"] == []
     assert {r["id"] for r in out["records"]} == doc_ids(item)  # one record per document in scope
     assert all({"id", "symbol", "year", "doctype"} <= set(r) for r in out["records"])
-    assert out["citations"] and all(isinstance(c["page"], int) and c["page"] >= 1 for c in out["citations"] if c["page"])
+    assert out["citations"] and all(
+        isinstance(c["page"], int) and c["page"] >= 1 for c in out["citations"] if c["page"]
+    )
     assert any(c["page"] for c in out["citations"])
     assert kinds["plan"] >= 1 and kinds["extract"] == len(doc_ids(item)) and kinds["answer"] == 1
     run_log = json.loads((run_dir / "run_log.json").read_text(encoding="utf-8"))
@@ -69,7 +108,8 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(tin
 
 
 def test_an_honest_reader_s_facts_verify_and_the_audit_report_shows_each_quote_on_its_page(
-        tiny, item, monkeypatch, capsys, tmp_path):  # fmt: skip
+    tiny, item, monkeypatch, capsys, tmp_path
+):
     report = tmp_path / "audit.html"
     with FakeLMServer(Brain()) as server:
         code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, "--report", str(report))
@@ -80,7 +120,9 @@ def test_an_honest_reader_s_facts_verify_and_the_audit_report_shows_each_quote_o
     assert out["coverage_line"].startswith(("依据：", "Based on "))
     html = report.read_text(encoding="utf-8")
     assert out["answer"].splitlines()[0][:20] in html and out["coverage_line"] in html
-    assert html.count('src="data:image/png;base64,') >= 1 and 'class="hl"' in html  # pages rendered, quotes boxed
+    assert (
+        html.count('src="data:image/png;base64,') >= 1 and 'class="hl"' in html
+    )  # pages rendered, quotes boxed
     assert "http://" not in html and "https://" not in html  # opens offline
 
 
@@ -95,11 +137,16 @@ def test_the_same_question_again_reuses_every_fact(tiny, item, monkeypatch, caps
         assert {r["id"] for r in out["records"]} == doc_ids(item)
 
 
-def test_rate_limits_and_server_errors_are_retried_and_no_document_is_lost(tiny, item, monkeypatch, capsys, tmp_path):
+def test_rate_limits_and_server_errors_are_retried_and_no_document_is_lost(
+    tiny, item, monkeypatch, capsys, tmp_path
+):
     # Per-document rules, so no call meets more faults than dspy.LM's 3 retries absorb.
     first, second = sorted(doc_ids(item))[:2]
-    faults = [Fault("429", when=last_message_contains(first), times=2),
-              Fault("500", when=last_message_contains(second), times=2), Fault("429", times=1)]
+    faults = [
+        Fault("429", when=last_message_contains(first), times=2),
+        Fault("500", when=last_message_contains(second), times=2),
+        Fault("429", times=1),
+    ]
     with FakeLMServer(Brain(), faults=faults) as server:
         code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
         served = server.faults_served()
@@ -108,10 +155,14 @@ def test_rate_limits_and_server_errors_are_retried_and_no_document_is_lost(tiny,
     assert {r["id"] for r in out["records"]} == doc_ids(item)
 
 
-def test_malformed_replies_for_one_document_leave_it_missing_with_a_reason(tiny, item, monkeypatch, capsys, tmp_path):
+def test_malformed_replies_for_one_document_leave_it_missing_with_a_reason(
+    tiny, item, monkeypatch, capsys, tmp_path
+):
     broken = sorted(doc_ids(item))[0]
     about_broken, extraction = last_message_contains(broken), last_message_contains("[[ ## passages ## ]]")
-    only_its_extraction = Fault("malformed", when=lambda messages: about_broken(messages) and extraction(messages))
+    only_its_extraction = Fault(
+        "malformed", when=lambda messages: about_broken(messages) and extraction(messages)
+    )
     with FakeLMServer(Brain(), faults=[only_its_extraction]) as server:
         code, out, run_dir = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
     assert code == 0 and out["answer"].strip()
@@ -124,7 +175,9 @@ def test_malformed_replies_for_one_document_leave_it_missing_with_a_reason(tiny,
     assert any("FAILED" in turn["answer"] for turn in run_log["doc_interactions"][broken])
 
 
-def test_when_every_call_fails_the_answer_says_why_and_lists_every_document(tiny, item, monkeypatch, capsys, tmp_path):
+def test_when_every_call_fails_the_answer_says_why_and_lists_every_document(
+    tiny, item, monkeypatch, capsys, tmp_path
+):
     with FakeLMServer(Brain(), faults=[Fault("500")]) as server:
         code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
         assert server.calls >= 2  # retried before giving up
@@ -148,12 +201,16 @@ def test_the_brain_gets_some_annual_report_questions_right(tiny, monkeypatch, ca
             assert code == 0
             verdicts.append(final_match(it["question"], it["final_answer"], out["answer"]).correct)
     right = sum(v is True for v in verdicts)
-    print(f"brain on {len(items)} annual-report questions: {right} right, {verdicts.count(False)} wrong, "
-          f"{verdicts.count(None)} undecided")
+    print(
+        f"brain on {len(items)} annual-report questions: {right} right, {verdicts.count(False)} wrong, "
+        f"{verdicts.count(None)} undecided"
+    )
     assert right >= 2, verdicts
 
 
-def test_a_document_whose_calls_hang_times_out_and_is_listed_missing(tiny, item, monkeypatch, capsys, tmp_path):
+def test_a_document_whose_calls_hang_times_out_and_is_listed_missing(
+    tiny, item, monkeypatch, capsys, tmp_path
+):
     stuck = sorted(doc_ids(item))[-1]
     about_stuck, extraction = last_message_contains(stuck), last_message_contains("[[ ## passages ## ]]")
     hang = Fault("hang", when=lambda messages: about_stuck(messages) and extraction(messages))

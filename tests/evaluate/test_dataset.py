@@ -12,13 +12,25 @@ DOCTYPES = ["A股年报", "A股ESG报告", "US Stock Annual Report"]
 
 
 def _row(i: int, doctype: str, **values) -> dict:
-    return {"id": f"doc-{i}", "symbol": f"{600000 + i}", "year": 2021, "doctype": doctype,
-            "schema": {k: "desc" for k in values}, **values}  # fmt: skip
+    return {
+        "id": f"doc-{i}",
+        "symbol": f"{600000 + i}",
+        "year": 2021,
+        "doctype": doctype,
+        "schema": {k: "desc" for k in values},
+        **values,
+    }
 
 
 def _item(qid: str, doctype: str, n_docs: int = 2, answer: str = "答案", start: int = 0) -> dict:
     rows = [_row(start + j, doctype, value_x_pct=float(j)) for j in range(n_docs)]
-    return {"question_id": qid, "question": f"问题 {qid}", "metadata": rows, "source_answer": ["s"], "final_answer": answer}
+    return {
+        "question_id": qid,
+        "question": f"问题 {qid}",
+        "metadata": rows,
+        "source_answer": ["s"],
+        "final_answer": answer,
+    }
 
 
 def _write(tmp_path, items) -> Path:
@@ -38,7 +50,9 @@ def test_load_typed_items_and_folder_form(tmp_path):
 
 
 def test_duplicate_ids_are_merged(tmp_path):
-    path = _write(tmp_path, [_item("q1", "A股年报"), _item("q2", "A股年报"), _item("q1", "A股年报", n_docs=3)])
+    path = _write(
+        tmp_path, [_item("q1", "A股年报"), _item("q2", "A股年报"), _item("q1", "A股年报", n_docs=3)]
+    )
     items = load_dataset(path)
     assert [it.question_id for it in items] == ["q1", "q2"]
     assert items[0].doc_ids == ["doc-0", "doc-1", "doc-2"]  # rows unioned by id, first order kept
@@ -48,16 +62,32 @@ def test_strip_gold_leaves_nothing_gold():
     from evaluate.dataset import DatasetItem, GoldRow
 
     item = DatasetItem(
-        question_id="q", question="Which?", final_answer="SECRET-ANSWER", source_answer=["SECRET-SOURCE"],
-        metadata=[GoldRow(id="d", symbol="ABC", year=2022, doctype="US Stock Annual Report",
-                          schema={"value_k": "SECRET-SCHEMA"}, values={"value_k": 987654.321})],
-    )  # fmt: skip
+        question_id="q",
+        question="Which?",
+        final_answer="SECRET-ANSWER",
+        source_answer=["SECRET-SOURCE"],
+        metadata=[
+            GoldRow(
+                id="d",
+                symbol="ABC",
+                year=2022,
+                doctype="US Stock Annual Report",
+                schema={"value_k": "SECRET-SCHEMA"},
+                values={"value_k": 987654.321},
+            )
+        ],
+    )
     public = strip_gold(item)
     dumped = public.model_dump_json()
     for secret in ("SECRET", "987654", "value_k", "schema", "final_answer", "source_answer"):
         assert secret not in dumped
     assert public.doc_ids == ["d"]
-    assert public.documents[0].model_dump() == {"id": "d", "symbol": "ABC", "year": 2022, "doctype": "US Stock Annual Report"}
+    assert public.documents[0].model_dump() == {
+        "id": "d",
+        "symbol": "ABC",
+        "year": 2022,
+        "doctype": "US Stock Annual Report",
+    }
 
 
 def test_split_is_seeded_disjoint_and_stratified(tmp_path):
@@ -91,7 +121,10 @@ def test_hash_ignores_order_and_sees_content(tmp_path):
         ("{not json", "not valid JSON"),
         ('{"question_id": "q"}', "expected a JSON list"),
         ('[{"question_id": "q"}]', "missing"),
-        ('[{"question_id": "q", "question": "x", "final_answer": "y", "metadata": [{"id": "d"}]}]', "metadata row"),
+        (
+            '[{"question_id": "q", "question": "x", "final_answer": "y", "metadata": [{"id": "d"}]}]',
+            "metadata row",
+        ),
     ],
 )
 def test_bad_files_name_the_fix(tmp_path, content, message):

@@ -10,18 +10,33 @@ from evaluate.final_match import final_match
 from evaluate.quantities import fold
 
 AUDIT_Q = "针对中国A股市场，在你的ESG报告知识库中2021年审验客户数量最多的第三方审验机构及其审验的公司股票代码是什么？"
-AUDIT_GOLD = ("根据2021年第三方审验数据，审验客户数量最多的机构是普华永道中天会计师事务所(特殊普通合伙)，"
-              "共审验3家公司，股票代码为：601077、601988、601998")  # fmt: skip
+AUDIT_GOLD = (
+    "根据2021年第三方审验数据，审验客户数量最多的机构是普华永道中天会计师事务所(特殊普通合伙)，"
+    "共审验3家公司，股票代码为：601077、601988、601998"
+)
 AUDIT_SYMBOLS = ["601077", "601988", "601998", "600000", "600015"]
 FIRM = "普华永道中天会计师事务所(特殊普通合伙)"
 
 TIE_Q = "针对中国A股市场，请根据你知识库中2022年的数据，给出ESG综合得分不低于第3名分数线的全部公司股票代码及得分（含并列）。"
-TIE_CODES = ["000001", "002966", "600000", "600576", "600919", "601166", "601398", "601577", "601825", "601939"]
+TIE_CODES = [
+    "000001",
+    "002966",
+    "600000",
+    "600576",
+    "600919",
+    "601166",
+    "601398",
+    "601577",
+    "601825",
+    "601939",
+]
 TIE_GOLD = f"达到第3名分数线及以上的公司共有11家：601288（1.00）；{'、'.join(TIE_CODES)}（均为0.8833）。"
 TIE_SYMBOLS = ["601288", *TIE_CODES, "601988"]
 
 US_Q = "Based on US stock market, which companies had a current ratio above 2 in 2022? Provide their stock symbols."
-US_GOLD = "Based on 2022 data, a total of 4 companies had a current ratio above 2: [AEHR], [FCEL], [LAKE], [NSSC]"
+US_GOLD = (
+    "Based on 2022 data, a total of 4 companies had a current ratio above 2: [AEHR], [FCEL], [LAKE], [NSSC]"
+)
 US_SYMBOLS = ["AEHR", "FCEL", "LAKE", "NSSC", "BBY", "KE"]
 
 
@@ -39,7 +54,10 @@ def verdict(question, gold, answer, symbols):
         (f"{FIRM}审验客户最多，共审验3家公司（知识库共有15家）：601077、601988、601998", True),
         # a total of something else beside the gold's count: the judge reads which is the answer
         (f"2021年共有5家审验机构，{FIRM}审验客户最多（3家）：601077、601988、601998", "undecided"),
-        (f"知识库中共有5家审验机构，{FIRM}审验客户最多（3家）：601077、601988、601998", True),  # the whole set
+        (
+            f"知识库中共有5家审验机构，{FIRM}审验客户最多（3家）：601077、601988、601998",
+            True,
+        ),  # the whole set
         (f"{FIRM}合计审验了4家公司：601077、601988、601998", False),
         (f"2021年{FIRM}共审验3家公司（占审验总数的37.5%），合计收费120万元：601077、601988、601998", True),
     ],
@@ -84,14 +102,19 @@ def test_the_size_of_the_knowledge_base_is_not_the_answers_total():
     assert verdict(question, gold, f"知识库中共有15家公司，参照GRI的为：{codes}", symbols) == "undecided"
     assert verdict(question, gold, f"知识库中共有15家公司，其中共有7家参照了GRI：{codes}", symbols) is True
     assert verdict(question, gold, f"共有8家公司参照了GRI：{codes}", symbols) is False
-    assert verdict(question, gold, f"知识库中共有8家公司参照了GRI：{codes}", symbols) is False  # a total after all
+    assert (
+        verdict(question, gold, f"知识库中共有8家公司参照了GRI：{codes}", symbols) is False
+    )  # a total after all
 
 
 def test_a_ranked_top_n_is_not_a_count_statement():
     question = "Based on US stock market, What are the stock symbols (tickers) of the top three companies ranked by total assets in 2021?"
     gold = "Based on 2021 data, the top 3 companies by total assets are: [PLAY], [DY], [CMCO]"
     symbols = ["PLAY", "DY", "CMCO", "BBY"]
-    assert verdict(question, gold, "Among the 12 companies, the top three are PLAY, DY and CMCO", symbols) is True
+    assert (
+        verdict(question, gold, "Among the 12 companies, the top three are PLAY, DY and CMCO", symbols)
+        is True
+    )
     assert verdict(question, gold, "The 3 companies with the most assets: PLAY, DY, CMCO", symbols) is True
 
 

@@ -71,7 +71,9 @@ def test_one_changed_fact_never_scores_correct(name):
             assert copy != gold
             mutants += 1
             result = final_match(question, item["final_answer"], copy, symbols)
-            assert not (result.decided and result.correct), f"{name}[{i}] {what} changed, still correct: {copy[:120]}"
+            assert not (result.decided and result.correct), (
+                f"{name}[{i}] {what} changed, still correct: {copy[:120]}"
+            )
             decided_wrong += result.decided
     assert mutants > 150
     # Most changed copies are decided wrong outright, not merely left to the judge.
@@ -88,9 +90,15 @@ def test_a_changed_total_beside_the_same_companies_never_scores_correct(name):
         gold = fold(item["final_answer"])
         for count in (c for c in find_counts(gold) if c.total):
             span = gold[count.start : count.end]
-            copy = gold[: count.start] + span.replace(str(count.value), str(count.value * 2 + 1), 1) + gold[count.end :]
+            copy = (
+                gold[: count.start]
+                + span.replace(str(count.value), str(count.value * 2 + 1), 1)
+                + gold[count.end :]
+            )
             result = final_match(item["question"], item["final_answer"], copy, symbols)
-            assert not (result.decided and result.correct), f"{name}[{i}] total {span} changed, still correct: {copy[:120]}"
+            assert not (result.decided and result.correct), (
+                f"{name}[{i}] total {span} changed, still correct: {copy[:120]}"
+            )
             mutants += 1
             decided_wrong += result.decided
     assert mutants >= 5
@@ -102,14 +110,20 @@ def _reformat(text: str) -> str:
     """The same facts written another way: $ in millions, 元 in 亿元, percents as fractions,
     dates in Chinese, tickers without brackets, no "股票代码" labels."""
     text = fold(text)
-    text = re.sub(r"(-?)\$([\d,]+(?:\.\d+)?)", lambda m: f"{m.group(1)}${float(m.group(2).replace(',', '')) / 1e6:.2f} million", text)
+    text = re.sub(
+        r"(-?)\$([\d,]+(?:\.\d+)?)",
+        lambda m: f"{m.group(1)}${float(m.group(2).replace(',', '')) / 1e6:.2f} million",
+        text,
+    )
     text = re.sub(
         r"(-?\d+(?:\.\d+)?)元",
         lambda m: f"{float(m.group(1)) / 1e8:.4f}亿元" if abs(float(m.group(1))) > 1e6 else m.group(0),
         text,
     )
     text = re.sub(r"(-?\d+(?:\.\d+)?)%", lambda m: f"{float(m.group(1)) / 100:.6f}", text)
-    text = re.sub(r"(\d{4})-(\d{2})-(\d{2})", lambda m: f"{m.group(1)}年{int(m.group(2))}月{int(m.group(3))}日", text)
+    text = re.sub(
+        r"(\d{4})-(\d{2})-(\d{2})", lambda m: f"{m.group(1)}年{int(m.group(2))}月{int(m.group(3))}日", text
+    )
     return re.sub(r"\[([A-Z]+)\]", r"\1", text).replace("股票代码", "").replace("证券代码", "")
 
 
@@ -121,6 +135,8 @@ def test_gold_written_another_way_is_never_wrong(name):
         symbols = [row["symbol"] for row in item["metadata"]]
         answer = _reformat(item["final_answer"])
         result = final_match(item["question"], item["final_answer"], answer, symbols)
-        assert result.correct is not False, f"{name}[{i}] reformatted gold scored wrong: {result.reason}: {answer[:120]}"
+        assert result.correct is not False, (
+            f"{name}[{i}] reformatted gold scored wrong: {result.reason}: {answer[:120]}"
+        )
         decided += result.decided
     assert decided / len(items) >= 0.85

@@ -50,8 +50,18 @@ def test_cache_answers_repeats_without_the_lm(tmp_path):
 
 def test_key_separates_every_part():
     base = JudgeCache.key("q", "g", "a", "m")
-    assert len({base, JudgeCache.key("q2", "g", "a", "m"), JudgeCache.key("q", "g2", "a", "m"),
-                JudgeCache.key("q", "g", "a2", "m"), JudgeCache.key("q", "g", "a", "m2")}) == 5  # fmt: skip
+    assert (
+        len(
+            {
+                base,
+                JudgeCache.key("q2", "g", "a", "m"),
+                JudgeCache.key("q", "g2", "a", "m"),
+                JudgeCache.key("q", "g", "a2", "m"),
+                JudgeCache.key("q", "g", "a", "m2"),
+            }
+        )
+        == 5
+    )
 
 
 def test_deepcopy_shares_the_cache(tmp_path):

@@ -17,26 +17,47 @@ def _row(doc, symbol, **values):
 
 
 DATASET = [
-    {"question_id": "q_top", "question": QUESTION_TOP, "source_answer": [],
-     "final_answer": "资本充足率最高的三家公司股票代码分别是：601398、002142、601166。",
-     "metadata": [_row("d1", "601398", value_capital_adequacy_ratio_pct=18.02),
-                  _row("d2", "002142", value_capital_adequacy_ratio_pct=15.44),
-                  _row("d3", "601166", value_capital_adequacy_ratio_pct=14.39),
-                  _row("d4", "002839", value_capital_adequacy_ratio_pct=14.30)]},
-    {"question_id": "q_wrong", "question": QUESTION_TOP.replace("2021", "2022"), "source_answer": [],
-     "final_answer": "分别是：601398、601939、601288。",
-     "metadata": [_row("e1", "601398"), _row("e2", "601939"), _row("e3", "601288"), _row("e4", "002839")]},
-    {"question_id": "q_firm", "question": QUESTION_FIRM, "source_answer": [],
-     "final_answer": "审验客户数量最多的机构是普华永道中天会计师事务所(特殊普通合伙)",
-     "metadata": [_row("f1", "601077")]},
-]  # fmt: skip
+    {
+        "question_id": "q_top",
+        "question": QUESTION_TOP,
+        "source_answer": [],
+        "final_answer": "资本充足率最高的三家公司股票代码分别是：601398、002142、601166。",
+        "metadata": [
+            _row("d1", "601398", value_capital_adequacy_ratio_pct=18.02),
+            _row("d2", "002142", value_capital_adequacy_ratio_pct=15.44),
+            _row("d3", "601166", value_capital_adequacy_ratio_pct=14.39),
+            _row("d4", "002839", value_capital_adequacy_ratio_pct=14.30),
+        ],
+    },
+    {
+        "question_id": "q_wrong",
+        "question": QUESTION_TOP.replace("2021", "2022"),
+        "source_answer": [],
+        "final_answer": "分别是：601398、601939、601288。",
+        "metadata": [_row("e1", "601398"), _row("e2", "601939"), _row("e3", "601288"), _row("e4", "002839")],
+    },
+    {
+        "question_id": "q_firm",
+        "question": QUESTION_FIRM,
+        "source_answer": [],
+        "final_answer": "审验客户数量最多的机构是普华永道中天会计师事务所(特殊普通合伙)",
+        "metadata": [_row("f1", "601077")],
+    },
+]
 PREDICTIONS = [
-    {"question_id": "q_top", "model_answer": "601398、002142、601166",
-     "facts": {"d1": {"capital_adequacy_ratio": "18.02%"}, "d2": {"capital_adequacy_ratio": 15.44},
-               "d3": {"capital_adequacy_ratio": 0.1439}, "d4": {"capital_adequacy_ratio": 14.3}}},
+    {
+        "question_id": "q_top",
+        "model_answer": "601398、002142、601166",
+        "facts": {
+            "d1": {"capital_adequacy_ratio": "18.02%"},
+            "d2": {"capital_adequacy_ratio": 15.44},
+            "d3": {"capital_adequacy_ratio": 0.1439},
+            "d4": {"capital_adequacy_ratio": 14.3},
+        },
+    },
     {"question_id": "q_wrong", "model_answer": "601398、601288、601939"},  # wrong order
     {"question_id": "q_firm", "model_answer": "普华永道"},  # a short name: the matcher cannot decide
-]  # fmt: skip
+]
 
 
 @pytest.fixture
@@ -74,7 +95,15 @@ def test_judge_settles_the_undecided_and_caches(files, capsys, monkeypatch, tmp_
     dataset, predictions = files
     lm = DummyLM({"普华永道": {"correct": "True", "reason": "same firm, short name"}})
     monkeypatch.setattr(score, "build_judge_lm", lambda model: lm)
-    argv = ["--dataset", str(dataset), "--predictions", str(predictions), "--judge", "openai/judge-x", "--json"]
+    argv = [
+        "--dataset",
+        str(dataset),
+        "--predictions",
+        str(predictions),
+        "--judge",
+        "openai/judge-x",
+        "--json",
+    ]
     code, out, _ = _run(capsys, argv)
     report = json.loads(out)
     assert code == 0 and (report["decided"], report["judged"], report["undecided"]) == (2, 1, 0)
@@ -94,7 +123,9 @@ def test_judge_failure_leaves_the_question_undecided(files, capsys, monkeypatch)
 
     broken = dspy.LM("fake/down", engine=DownEngine(), cache=False, num_retries=0)
     monkeypatch.setattr(score, "build_judge_lm", lambda model: broken)
-    code, out, _ = _run(capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--judge", "m", "--json"])
+    code, out, _ = _run(
+        capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--judge", "m", "--json"]
+    )
     report = json.loads(out)
     assert code == 0 and report["undecided"] == 1 and report["decided"] == 2
     assert "judge failed" in {q["question_id"]: q for q in report["per_question"]}["q_firm"]["reason"]
@@ -105,7 +136,9 @@ def test_records_file_and_text_summary(files, capsys, tmp_path):
     records = tmp_path / "rec.json"
     rows = [{"id": "e1", "symbol": "601398"}, {"id": "e2", "symbol": "601939"}]  # no fields: every cell wrong
     records.write_text(json.dumps({"q_wrong": rows}), encoding="utf-8")
-    code, out, _ = _run(capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--records", str(records)])
+    code, out, _ = _run(
+        capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--records", str(records)]
+    )
     assert code == 0
     assert "final accuracy 0.500" in out and "1 undecided" in out and "process macro" in out
 
@@ -144,7 +177,9 @@ def test_judge_without_model_config_is_a_clear_error(files, capsys, monkeypatch)
 
     monkeypatch.setattr(score, "build_judge_lm", no_lm)
     dataset, predictions = files
-    code, _, err = _run(capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--judge", "m"])
+    code, _, err = _run(
+        capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--judge", "m"]
+    )
     assert code == 2 and "COLLATE_LM" in err and len(err.strip().splitlines()) == 1
 
 
@@ -180,15 +215,23 @@ def test_bad_records_file_is_one_line_naming_the_shape_and_exit_2(files, capsys,
     records = tmp_path / "rec.json"
     if content is not None:
         records.write_text(content, encoding="utf-8")
-    code, out, err = _run(capsys, ["--dataset", str(dataset), "--predictions", str(predictions),
-                                   "--records", str(records)])  # fmt: skip
+    code, out, err = _run(
+        capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--records", str(records)]
+    )
     assert code == 2 and out == ""
     assert fragment in err and str(records) in err and len(err.strip().splitlines()) == 1
 
 
 def test_records_file_as_a_list_of_question_entries(files, tmp_path):
     records = tmp_path / "rec.json"
-    records.write_text(json.dumps([{"question_id": "q_wrong", "facts": {"e1": {"value_x": 1}}},
-                                   {"question_id": "q_top", "records": [{"id": "d1", "value_y": 2}]},
-                                   {"question_id": "q_firm"}]), encoding="utf-8")  # fmt: skip
+    records.write_text(
+        json.dumps(
+            [
+                {"question_id": "q_wrong", "facts": {"e1": {"value_x": 1}}},
+                {"question_id": "q_top", "records": [{"id": "d1", "value_y": 2}]},
+                {"question_id": "q_firm"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     assert score.load_records(records) == {"q_wrong": {"e1": {"value_x": 1}}, "q_top": {"d1": {"value_y": 2}}}

@@ -12,12 +12,16 @@ def _dataset(n: int) -> list[dict]:
     """n count questions the matcher decides on its own ("共有k家")."""
     items = []
     for k in range(1, n + 1):
-        items.append({
-            "question_id": f"q{k:02d}",
-            "question": f"针对中国A股市场，在你的知识库中2021年有多少家公司的ESG报告披露了第{k}类信息？",
-            "final_answer": f"根据2021年数据分析，共有{k}家公司披露了该类信息。",
-            "metadata": [{"id": f"d{k}", "symbol": "600000", "year": 2021, "doctype": "A股ESG报告", "schema": {}}],
-        })  # fmt: skip
+        items.append(
+            {
+                "question_id": f"q{k:02d}",
+                "question": f"针对中国A股市场，在你的知识库中2021年有多少家公司的ESG报告披露了第{k}类信息？",
+                "final_answer": f"根据2021年数据分析，共有{k}家公司披露了该类信息。",
+                "metadata": [
+                    {"id": f"d{k}", "symbol": "600000", "year": 2021, "doctype": "A股ESG报告", "schema": {}}
+                ],
+            }
+        )
     return items
 
 
@@ -49,10 +53,15 @@ def test_a_partial_run_does_not_score_perfect(capsys, tmp_path):
 
 
 def test_text_report_shows_coverage_beside_both_figures(capsys, tmp_path):
-    code, out, err = _score(capsys, tmp_path, 4, [_right(1), _right(2), {"question_id": "q03", "model_answer": "共有9家"}])
+    code, out, err = _score(
+        capsys, tmp_path, 4, [_right(1), _right(2), {"question_id": "q03", "model_answer": "共有9家"}]
+    )
     assert code == 0
     assert "final accuracy 0.500 over 4 of 4 questions (1 unanswered counted wrong" in out
-    assert "coverage 3/4 answered" in out and "settled-only final accuracy 0.667 over the 3 settled of 3 answered" in out
+    assert (
+        "coverage 3/4 answered" in out
+        and "settled-only final accuracy 0.667 over the 3 settled of 3 answered" in out
+    )
     assert "1 of 4 questions have no prediction, counted wrong: q04" in err
 
 
@@ -84,12 +93,21 @@ def test_the_api_refuses_repeats_and_nothing_too(tmp_path):
 
 def test_empty_and_failed_answers_are_counted_and_shown_not_decided(capsys, tmp_path):
     # issue 12: four empty flat-RAG answers showed as "errors=0, 4 decided by the matcher", no warning
-    predictions = [_right(1), {"question_id": "q02", "model_answer": ""}, {"question_id": "q03", "model_answer": "  "},
-                   {"question_id": "q04", "model_answer": "", "error": "RuntimeError: the LM endpoint fell over"}]  # fmt: skip
+    predictions = [
+        _right(1),
+        {"question_id": "q02", "model_answer": ""},
+        {"question_id": "q03", "model_answer": "  "},
+        {"question_id": "q04", "model_answer": "", "error": "RuntimeError: the LM endpoint fell over"},
+    ]
     code, out, err = _score(capsys, tmp_path, 4, predictions, "--json")
     assert code == 0
     report = json.loads(out)
-    assert (report["empty_answers"], report["failed_answers"], report["decided"], report["answered"]) == (2, 1, 1, 1)
+    assert (report["empty_answers"], report["failed_answers"], report["decided"], report["answered"]) == (
+        2,
+        1,
+        1,
+        1,
+    )
     assert report["empty_ids"] == ["q02", "q03"] and report["failed_ids"] == ["q04"]
     assert report["final_accuracy"] == 0.25 and report["final_accuracy_answered"] == 1.0
     per = {q["question_id"]: q for q in report["per_question"]}

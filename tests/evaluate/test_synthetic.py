@@ -15,7 +15,9 @@ from evaluate.process import process_scores
 def corpus(tmp_path_factory):
     synth = pytest.importorskip("data.synth.__main__")
     out = tmp_path_factory.mktemp("synth")
-    code = synth.main(["--out", str(out), "--companies", "4", "--years", "2021", "2022", "--pages", "3", "-q"])
+    code = synth.main(
+        ["--out", str(out), "--companies", "4", "--years", "2021", "2022", "--pages", "3", "-q"]
+    )
     assert code == 0
     return out
 

@@ -7,8 +7,12 @@ import evaluate.run as evaluate_run
 import evaluate.score as score
 import optimize.compile as compile_cli
 
-CLIS = [(evaluate_run, "python -m evaluate.run"), (demo, "python -m evaluate.demo"),
-        (score, "python -m evaluate.score"), (compile_cli, "python -m optimize.compile")]  # fmt: skip
+CLIS = [
+    (evaluate_run, "python -m evaluate.run"),
+    (demo, "python -m evaluate.demo"),
+    (score, "python -m evaluate.score"),
+    (compile_cli, "python -m optimize.compile"),
+]
 
 
 @pytest.mark.parametrize("module, prog", CLIS)

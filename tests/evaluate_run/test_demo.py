@@ -23,7 +23,9 @@ def _no_rebuild(monkeypatch):
     return calls
 
 
-def test_without_an_lm_it_stops_after_preparing_and_says_how_to_set_one(small_corpus, tmp_path, capsys, monkeypatch):
+def test_without_an_lm_it_stops_after_preparing_and_says_how_to_set_one(
+    small_corpus, tmp_path, capsys, monkeypatch
+):
     out = _prepared_demo_folder(small_corpus, tmp_path)
     steps = _no_rebuild(monkeypatch)
     assert demo.main(["--out", str(out)]) == 2
@@ -58,7 +60,9 @@ def test_a_failing_step_is_reported_not_raised(tmp_path, monkeypatch, capsys):
     assert "disk full" in capsys.readouterr().err
 
 
-def test_with_an_lm_it_answers_scores_and_points_at_mlflow(small_corpus, brain_server, tmp_path, capsys, monkeypatch):
+def test_with_an_lm_it_answers_scores_and_points_at_mlflow(
+    small_corpus, brain_server, tmp_path, capsys, monkeypatch
+):
     out = _prepared_demo_folder(small_corpus, tmp_path)
     _no_rebuild(monkeypatch)
     before = {r.info.run_id for r in tracking.runs()}
@@ -85,10 +89,30 @@ def test_lm_flags_and_options_are_passed_on_to_evaluate_run(small_corpus, tmp_pa
     _no_rebuild(monkeypatch)
     seen = []
     monkeypatch.setattr(demo.evaluate_run, "main", lambda argv: seen.append(argv) or 0)
-    assert demo.main(["--out", str(out), "--limit", "0", "--concurrency", "3", "--lm", "openai/m",
-                      "--api-base", "http://127.0.0.1:9/v1"]) == 0  # fmt: skip
+    assert (
+        demo.main(
+            [
+                "--out",
+                str(out),
+                "--limit",
+                "0",
+                "--concurrency",
+                "3",
+                "--lm",
+                "openai/m",
+                "--api-base",
+                "http://127.0.0.1:9/v1",
+            ]
+        )
+        == 0
+    )
     (argv,) = seen
-    assert argv[argv.index("--lm") + 1] == "openai/m" and argv[argv.index("--api-base") + 1] == "http://127.0.0.1:9/v1"
+    assert (
+        argv[argv.index("--lm") + 1] == "openai/m"
+        and argv[argv.index("--api-base") + 1] == "http://127.0.0.1:9/v1"
+    )
     assert "--api-key" not in argv, "a flag not given is not passed on (the environment's value stays)"
-    assert "--limit" not in argv and argv[argv.index("--concurrency") + 1] == "3"  # --limit 0 = every question
+    assert (
+        "--limit" not in argv and argv[argv.index("--concurrency") + 1] == "3"
+    )  # --limit 0 = every question
     assert argv[argv.index("--dataset") + 1] == str(out / "corpus" / "dataset.json")

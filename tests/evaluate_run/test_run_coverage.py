@@ -27,8 +27,16 @@ class _Scripted(dspy.Module):
         reply = self.script.get(question, "")
         if isinstance(reply, Exception):
             raise reply
-        return dspy.Prediction(answer=reply, records=[], facts=[], code="", result="", citations=[], missing=[],
-                               run_log={"doc_interactions": {}})  # fmt: skip
+        return dspy.Prediction(
+            answer=reply,
+            records=[],
+            facts=[],
+            code="",
+            result="",
+            citations=[],
+            missing=[],
+            run_log={"doc_interactions": {}},
+        )
 
 
 def _items(small_corpus, n=4):
@@ -41,10 +49,22 @@ def _items(small_corpus, n=4):
 
 def test_empty_and_failed_answers_are_counted_shown_and_logged(small_corpus, tmp_path):
     items = _items(small_corpus)
-    script = {items[0].question: items[0].final_answer, items[1].question: "", items[2].question: RuntimeError("LM down"),
-              items[3].question: "   "}  # fmt: skip
-    result = evaluate_run.evaluate_program(_Scripted(script), items, variant="scripted", settings=Settings(lm="fake/x"),
-                                           out_dir=tmp_path / "run", concurrency=2, autolog=False, progress=False)  # fmt: skip
+    script = {
+        items[0].question: items[0].final_answer,
+        items[1].question: "",
+        items[2].question: RuntimeError("LM down"),
+        items[3].question: "   ",
+    }
+    result = evaluate_run.evaluate_program(
+        _Scripted(script),
+        items,
+        variant="scripted",
+        settings=Settings(lm="fake/x"),
+        out_dir=tmp_path / "run",
+        concurrency=2,
+        autolog=False,
+        progress=False,
+    )
     summary = result.summary
     assert (summary["n"], summary["answered"], summary["decided"]) == (4, 1, 1)
     assert (summary["empty_answers"], summary["failed_answers"], summary["errors"]) == (2, 1, 1)
@@ -54,13 +74,24 @@ def test_empty_and_failed_answers_are_counted_shown_and_logged(small_corpus, tmp
     assert summary["failed_ids"] == [items[2].question_id]
 
     metrics = MlflowClient(tracking.tracking_uri()).get_run(result.run_id).data.metrics
-    for name, value in {"coverage": 0.25, "answered": 1, "final_accuracy": 0.25, "final_accuracy_answered": 1.0,
-                        "empty_answers": 2, "failed_answers": 1, "missing": 0, "decided": 1}.items():  # fmt: skip
+    for name, value in {
+        "coverage": 0.25,
+        "answered": 1,
+        "final_accuracy": 0.25,
+        "final_accuracy_answered": 1.0,
+        "empty_answers": 2,
+        "failed_answers": 1,
+        "missing": 0,
+        "decided": 1,
+    }.items():
         assert metrics[name] == value, name
 
     saved = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert saved["empty_ids"] == summary["empty_ids"] and saved["coverage"] == 0.25
-    rows = {json.loads(line)["question_id"]: json.loads(line) for line in (tmp_path / "run" / "results.jsonl").open()}
+    rows = {
+        json.loads(line)["question_id"]: json.loads(line)
+        for line in (tmp_path / "run" / "results.jsonl").open()
+    }
     assert rows[items[1].question_id]["scores"]["decided_by"] == "empty"
     assert rows[items[2].question_id]["scores"]["decided_by"] == "failed"
     assert "LM down" in rows[items[2].question_id]["scores"]["final_reason"]
@@ -73,9 +104,21 @@ def test_the_cli_warns_about_empty_answers(small_corpus, brain_server, tmp_path,
     items = load_dataset(small_corpus[0] / "dataset.json")[:4]
     script = {items[0].question: "", items[1].question: "", items[2].question: "", items[3].question: ""}
     monkeypatch.setattr(evaluate_run, "build_variant", lambda *args: _Scripted(script))
-    code = evaluate_run.main(["--dataset", str(small_corpus[0] / "dataset.json"), "--index", str(small_corpus[1]),
-                              "--out", str(tmp_path / "r"), "--limit", "4", "--no-progress", "--no-autolog",
-                              "--no-judge"])  # fmt: skip
+    code = evaluate_run.main(
+        [
+            "--dataset",
+            str(small_corpus[0] / "dataset.json"),
+            "--index",
+            str(small_corpus[1]),
+            "--out",
+            str(tmp_path / "r"),
+            "--limit",
+            "4",
+            "--no-progress",
+            "--no-autolog",
+            "--no-judge",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "warning: 4 of 4 answers are empty, counted wrong (not decided by the matcher)" in captured.err

@@ -29,8 +29,12 @@ def test_a_run_holds_params_metrics_table_and_artifacts(tmp_path):
     with tracking.start_run(
         "unit", params={"lm": "fake/x", "k": 5, "api_key": None, "nested": {"a": 1}}, experiment="t-run"
     ) as run:
-        run.log_metrics({"final_accuracy": 0.5, "undecided": None, "decided": 3, "ok": True, "variant": "flat-rag"})
-        run.log_table([{"question_id": "q1", "final": 1.0, "records": [{"a": 1}]}, {"question_id": "q2", "x": "y"}])
+        run.log_metrics(
+            {"final_accuracy": 0.5, "undecided": None, "decided": 3, "ok": True, "variant": "flat-rag"}
+        )
+        run.log_table(
+            [{"question_id": "q1", "final": 1.0, "records": [{"a": 1}]}, {"question_id": "q2", "x": "y"}]
+        )
         run.log_artifact(extra)
         run.log_json({"hello": "世界"}, "notes/hello.json")
 
@@ -40,7 +44,9 @@ def test_a_run_holds_params_metrics_table_and_artifacts(tmp_path):
     assert got.data.metrics == {"final_accuracy": 0.5, "decided": 3.0, "ok": 1.0}
     names = {a.path for a in _client().list_artifacts(run.run_id)}
     assert {"per_question.json", "agent_output.json", "notes"} <= names
-    table = json.loads(Path(_client().download_artifacts(run.run_id, "per_question.json", str(tmp_path))).read_text())
+    table = json.loads(
+        Path(_client().download_artifacts(run.run_id, "per_question.json", str(tmp_path))).read_text()
+    )
     assert table["columns"] == ["question_id", "final", "records", "x"]
     assert len(table["data"]) == 2
 

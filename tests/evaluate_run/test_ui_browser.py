@@ -28,8 +28,11 @@ from tests.evaluate_run.test_ui_server import _free_port, _wait_up
 pytestmark = pytest.mark.slow
 
 # (program argument, compile sidecar, final accuracy): the three rows of a comparison
-VARIANTS = [(None, {}, 0.4123456789), ("compiled.json", {"optimizer": "mipro", "stage": "program"}, 0.5234567891),
-            ("flat-rag", {}, 0.2512345678)]  # fmt: skip
+VARIANTS = [
+    (None, {}, 0.4123456789),
+    ("compiled.json", {"optimizer": "mipro", "stage": "program"}, 0.5234567891),
+    ("flat-rag", {}, 0.2512345678),
+]
 
 
 def chromium() -> str:
@@ -48,8 +51,15 @@ def chromium() -> str:
 
 def page_text(browser: str, url: str, png: Path) -> str:
     """The rendered page's visible text (scripts and styles dropped), and a screenshot of it in `png`."""
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--window-size=1800,1100", "--virtual-time-budget=20000"]  # fmt: skip
+    flags = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1800,1100",
+        "--virtual-time-budget=20000",
+    ]
     dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=180).stdout
     subprocess.run([*flags, f"--screenshot={png}", url], capture_output=True, timeout=180, check=False)
     dom = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", dom, flags=re.S)
@@ -72,26 +82,53 @@ def test_the_compare_page_shows_the_variants_and_their_rounded_accuracy(tmp_path
         with tracking.start_run(
             f"{variant} n=10", tags={"variant": variant, **variant_tags(program, origin)}
         ) as run:
-            run.log_metrics({"final_accuracy": accuracy, "process_macro_cell": 0.6, "process_micro_cell": 0.65,
-                             "total_tokens": 12345, "seconds": 41.2})  # fmt: skip
+            run.log_metrics(
+                {
+                    "final_accuracy": accuracy,
+                    "process_macro_cell": 0.6,
+                    "process_micro_cell": 0.65,
+                    "total_tokens": 12345,
+                    "seconds": 41.2,
+                }
+            )
         run_ids.append(run.run_id)
         names.append(variant)
     assert names == ["uncompiled", "compiled:mipro", "flat-rag"]
     experiment = MlflowClient(tracking.tracking_uri()).get_run(run_ids[0]).info.experiment_id
 
     port = _free_port()
-    argv = [str(Path(sys.executable).with_name("mlflow")), "server", "--host", "127.0.0.1", "--port", str(port),
-            "--backend-store-uri", tracking.tracking_uri(), "--workers", "1"]  # fmt: skip
+    argv = [
+        str(Path(sys.executable).with_name("mlflow")),
+        "server",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--backend-store-uri",
+        tracking.tracking_uri(),
+        "--workers",
+        "1",
+    ]
     env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
-    server = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, start_new_session=True)  # fmt: skip
+    server = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         _wait_up(MlflowClient(f"http://127.0.0.1:{port}"), server)
         base = f"http://127.0.0.1:{port}"
         ids = ",".join(f'"{r}"' for r in run_ids)
         started = time.monotonic()
-        compare = page_text(browser, f'{base}/#/compare-runs?runs=[{ids}]&experiments=["{experiment}"]',
-                            tmp_path / "compare.png")  # fmt: skip
+        compare = page_text(
+            browser,
+            f'{base}/#/compare-runs?runs=[{ids}]&experiments=["{experiment}"]',
+            tmp_path / "compare.png",
+        )
         view = page_text(browser, base + tracking.view_path(experiment), tmp_path / "runs.png")
         print(
             f"screenshots: {tmp_path / 'compare.png'} {tmp_path / 'runs.png'} ({time.monotonic() - started:.0f} s)"

@@ -26,7 +26,9 @@ def _wait_up(client: MlflowClient, process: subprocess.Popen, seconds: float = 6
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"mlflow server exited with {process.returncode}: {process.stderr.read()[-2000:]}")
+            raise AssertionError(
+                f"mlflow server exited with {process.returncode}: {process.stderr.read()[-2000:]}"
+            )
         try:
             client.search_experiments()
             return
@@ -47,8 +49,15 @@ def test_the_documented_server_command_shows_our_runs(tmp_path):
     argv[0] = str(Path(sys.executable).with_name("mlflow"))  # the .venv's mlflow, wherever the test runs from
     env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
     started = time.monotonic()
-    process = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)  # fmt: skip
+    process = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         client = MlflowClient(f"http://127.0.0.1:{port}")
         _wait_up(client, process)

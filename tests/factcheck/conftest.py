@@ -43,5 +43,7 @@ def synth_corpus(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def synth_pages(synth_corpus) -> dict[str, dict[int, str]]:
-    catalog = [json.loads(x) for x in (synth_corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    catalog = [
+        json.loads(x) for x in (synth_corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x
+    ]
     return {d["id"]: read_page_texts(synth_corpus / "pdf" / f"{d['id']}.pdf") for d in catalog}

@@ -40,19 +40,35 @@ def report(synth_corpus, synth_pages, tmp_path_factory) -> dict:
         if row["doc_id"] != doc_id or isinstance(row["value"], list):
             continue
         line, _ = bench.quote_line(pages[row["page"]], row["strings"][0])
-        facts.append({"doc_id": doc_id, "field": row["field"], "value": row["strings"][0], "unit": None,
-                      "quote": line, "page": row["page"]})  # fmt: skip
+        facts.append(
+            {
+                "doc_id": doc_id,
+                "field": row["field"],
+                "value": row["strings"][0],
+                "unit": None,
+                "quote": line,
+                "page": row["page"],
+            }
+        )
     facts[1]["value"] = "1,234,567.89"  # fabricated: not in its quote
     facts[2]["page"] = facts[2]["page"] - 1  # right value, wrong page
     for fact in facts:
-        fact["verdict"] = check_fact(fact["value"], fact["unit"], fact["quote"], fact["page"], pages).to_dict()
+        fact["verdict"] = check_fact(
+            fact["value"], fact["unit"], fact["quote"], fact["page"], pages
+        ).to_dict()
     record = {"id": doc_id, "symbol": "601536", "year": 2022, **{f["field"]: f["value"] for f in facts}}
     path = tmp_path_factory.mktemp("report") / "audit.html"
     render_report(
-        path, QUESTION, ANSWER, code="result = df['value_capital_adequacy_ratio_pct'].max()",
-        code_output="13.96", records=[record], facts=facts,
-        pdf_lookup=lambda d: synth_corpus / "pdf" / f"{d}.pdf", coverage="基于 1 份文件中的 1 份",
-    )  # fmt: skip
+        path,
+        QUESTION,
+        ANSWER,
+        code="result = df['value_capital_adequacy_ratio_pct'].max()",
+        code_output="13.96",
+        records=[record],
+        facts=facts,
+        pdf_lookup=lambda d: synth_corpus / "pdf" / f"{d}.pdf",
+        coverage="基于 1 份文件中的 1 份",
+    )
     return {"path": path, "facts": facts, "doc_id": doc_id}
 
 
@@ -113,7 +129,9 @@ def test_report_is_one_offline_file_with_every_part(report):
     assert "df['value_capital_adequacy_ratio_pct']" in dom.text_by_id["code"]
     assert dom.text_by_id["code-output"] == "13.96"
     facts = report["facts"]
-    assert set(dom.links) == {f"q-{i}" for i in range(1, len(facts) + 1)} <= dom.ids  # every value links to its quote
+    assert (
+        set(dom.links) == {f"q-{i}" for i in range(1, len(facts) + 1)} <= dom.ids
+    )  # every value links to its quote
     assert html.count("data:image/png;base64,") == len(facts)
     assert dom.marks == [f["quote"] for f in facts]
     boxed = {h["data-quote"] for h in dom.highlights}
@@ -129,7 +147,9 @@ def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None and shutil.which("apt-get") and os.geteuid() == 0:
         try:
-            subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], capture_output=True, timeout=900, check=False)
+            subprocess.run(
+                ["apt-get", "install", "-y", "-qq", "chromium"], capture_output=True, timeout=900, check=False
+            )
         except (OSError, subprocess.TimeoutExpired):
             pass
         found = shutil.which("chromium")
@@ -139,8 +159,16 @@ def chromium() -> str:
 
 
 def _headless(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-               f"--user-data-dir={profile}", *args]  # fmt: skip
+    command = [
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
 

@@ -8,7 +8,7 @@ def test_fold_removes_layout_and_width():
     assert fold("资本充足率\n 15.44%") == fold("资本充足率15.44%")
     assert fold("2022年 | 资本充足率 | 15.44%") == "2022年资本充足率15.44%"
     assert fold("Cash and cash equivalents.......... $ 876,560") == "cashandcashequivalents$876,560"
-    assert fold("Firm’s “net” revenue – 2022") == "firm's\"net\"revenue-2022"
+    assert fold("Firm’s “net” revenue – 2022") == 'firm\'s"net"revenue-2022'
     assert fold("2.5 million") == "2.5million"  # a decimal point is not a leader
 
 

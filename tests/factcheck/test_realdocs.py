@@ -27,9 +27,13 @@ def _cases(max_pages: int | None):
         pytest.skip("real filings absent: set COLLATE_REALDOCS or put them in <repo>/../shared/realdocs")
     catalog = {
         d["id"]: d
-        for d in (json.loads(x) for x in (folder / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x)
+        for d in (
+            json.loads(x) for x in (folder / "catalog.jsonl").read_text(encoding="utf-8").splitlines() if x
+        )
     }
-    questions = [json.loads(x) for x in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    questions = [
+        json.loads(x) for x in (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines() if x
+    ]
     pages_of: dict[str, dict[int, str]] = {}
     cases = []
     for q in questions:

@@ -39,14 +39,21 @@ def test_page_texts_from_a_built_index_verify_the_true_facts(synth_corpus, synth
     """The pipeline's route: page texts from the index's chunks (what the extractor read), no PDF needed."""
     index_dir = tmp_path / "index"
     build_index(
-        Catalog.load(synth_corpus / "catalog.jsonl"), synth_corpus / "pdf", index_dir,
-        workers=1, embedder="hashing-256", dense="none", progress=False,
-    )  # fmt: skip
+        Catalog.load(synth_corpus / "catalog.jsonl"),
+        synth_corpus / "pdf",
+        index_dir,
+        workers=1,
+        embedder="hashing-256",
+        dense="none",
+        progress=False,
+    )
     store = IndexStore.open(index_dir)
     bench = load_bench()
     cases, _ = bench.build_cases(synth_corpus, synth_pages)
     true = [c for c in cases if c.kind in ("printed", "parsed")]
-    pages_of = {doc_id: page_texts_from_chunks(store.index(doc_id).chunks) for doc_id in {c.doc_id for c in true}}
+    pages_of = {
+        doc_id: page_texts_from_chunks(store.index(doc_id).chunks) for doc_id in {c.doc_id for c in true}
+    }
     verdicts = [check_fact(c.value, c.unit, c.quote, c.page, pages_of[c.doc_id]) for c in true]
     assert len(true) >= 40
     assert [v.status for v in verdicts].count(VERIFIED) == len(true), [

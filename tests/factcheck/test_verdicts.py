@@ -86,7 +86,9 @@ def test_missing_quote_and_not_disclosed():
     assert check_fact(0, None, None, None, PAGES).status == NOT_DISCLOSED
     assert check_fact([], None, None, None, PAGES).status == NOT_DISCLOSED
     assert check_fact("是", None, None, None, PAGES).status == QUOTE_NOT_FOUND  # a "yes" needs its quote
-    assert check_fact(0, None, "Total assets 5,917,340", 3, PAGES).status == VALUE_NOT_IN_QUOTE  # quoted: checked
+    assert (
+        check_fact(0, None, "Total assets 5,917,340", 3, PAGES).status == VALUE_NOT_IN_QUOTE
+    )  # quoted: checked
 
 
 def test_dates_verify_in_any_form_and_a_yes_no_checks_the_quote_only():
@@ -97,6 +99,8 @@ def test_dates_verify_in_any_form_and_a_yes_no_checks_the_quote_only():
 
 
 def test_check_reads_a_fact_object():
-    fact = SimpleNamespace(value="5,917,340", unit=None, quote="Total assets 5,917,340", page=3, disclosed=True)
+    fact = SimpleNamespace(
+        value="5,917,340", unit=None, quote="Total assets 5,917,340", page=3, disclosed=True
+    )
     assert check(fact, PAGES).status == VERIFIED
     assert check(fact, PAGES).to_dict()["status"] == VERIFIED

@@ -35,7 +35,11 @@ def catalog_values(catalog: str) -> tuple[list[str], list[int], list[str]]:
     """Doctypes, years and symbols the catalog summary shows (whatever its layout)."""
     doctypes = [d for d in DOCTYPES if d in catalog]
     years = years_in(catalog)
-    symbols = re.findall(r"(?<![A-Za-z0-9])(\d{6}|[A-Z]{1,5})(?![A-Za-z0-9])", catalog.split("symbols", 1)[-1]) if "symbols" in catalog else []
+    symbols = (
+        re.findall(r"(?<![A-Za-z0-9])(\d{6}|[A-Z]{1,5})(?![A-Za-z0-9])", catalog.split("symbols", 1)[-1])
+        if "symbols" in catalog
+        else []
+    )
     return doctypes, years, symbols
 
 
@@ -61,17 +65,30 @@ def plan(inputs: dict) -> dict:
         years = [y for y in years if y in catalog_years]
     symbols = [s for s in re.findall(r"(?<!\d)(\d{6})(?!\d)", question) if s in catalog_symbols]
     if rules:
-        fields = [{"name": r.name, "description": r.description, "type": r.type, "unit": r.unit} for r in rules]
+        fields = [
+            {"name": r.name, "description": r.description, "type": r.type, "unit": r.unit} for r in rules
+        ]
     else:  # nothing recognised: ask for the question's subject as free text
         fields = [{"name": "answer_value", "description": question[:80], "type": "string", "unit": "none"}]
     hints = " ".join(dict.fromkeys(r.hint for r in rules if r.hint))
     if is_chinese(question):
         query = "该文件披露的" + "、".join(f["description"].rstrip("。") for f in fields) + "是多少？" + hints
     else:
-        query = "What does the filing report for " + ", ".join(f["description"].rstrip(".") for f in fields) + "?" + hints
-    restriction = {"doctypes": [doctype] if doctype else None, "years": years or None, "symbols": symbols or None}
-    return {"plan": {"subqueries": [{"query": query, "restriction": restriction, "fields": fields}]},
-            "reasoning": f"The question needs {', '.join(f['name'] for f in fields)} from {doctype or 'any'} filings."}
+        query = (
+            "What does the filing report for "
+            + ", ".join(f["description"].rstrip(".") for f in fields)
+            + "?"
+            + hints
+        )
+    restriction = {
+        "doctypes": [doctype] if doctype else None,
+        "years": years or None,
+        "symbols": symbols or None,
+    }
+    return {
+        "plan": {"subqueries": [{"query": query, "restriction": restriction, "fields": fields}]},
+        "reasoning": f"The question needs {', '.join(f['name'] for f in fields)} from {doctype or 'any'} filings.",
+    }
 
 
 # ---- WriteAnswer ---------------------------------------------------------------------------------
@@ -106,14 +123,18 @@ def answer_text(question: str, result: str, missing: list) -> str:
     except (TypeError, ValueError):
         data = None
     if not isinstance(data, dict) or "operation" not in data:
-        text = (f"根据数据分析，结果为：{result}" if zh else f"Based on the data, the result is: {result}")
+        text = f"根据数据分析，结果为：{result}" if zh else f"Based on the data, the result is: {result}"
         if str(result).startswith("ERROR"):
             text = "无法完成计算：" + str(result) if zh else "The computation failed: " + str(result)
     else:
         text = _sentence(data, zh)
     if missing:
         names = "、".join(map(str, missing)) if zh else ", ".join(map(str, missing))
-        text += f"（注意：以下文档未能读取：{names}）" if zh else f" (Note: these documents could not be read: {names}.)"
+        text += (
+            f"（注意：以下文档未能读取：{names}）"
+            if zh
+            else f" (Note: these documents could not be read: {names}.)"
+        )
     return text
 
 
@@ -126,8 +147,13 @@ def _sentence(data: dict, zh: bool) -> str:
     low = data.get("order") == "asc"
     value = data.get("value")
     if zh:
-        when = (f"根据{years[0]}年到{years[-1]}年数据分析，" if len(years) > 1 else
-                f"根据{years[0]}年数据分析，" if years else "根据数据分析，")
+        when = (
+            f"根据{years[0]}年到{years[-1]}年数据分析，"
+            if len(years) > 1
+            else f"根据{years[0]}年数据分析，"
+            if years
+            else "根据数据分析，"
+        )
         ties = "（含并列）" if symbols and len(symbols) > int(k) else ""
         by_op = {
             "top_k": f"{words}{'最低' if low else '最高'}的{k}家公司股票代码分别是：{listed}{ties}。",
@@ -145,8 +171,13 @@ def _sentence(data: dict, zh: bool) -> str:
             "mean": f"{words}的平均值为{_number(value)}{unit}。",
         }
         return when + by_op.get(op, f"结果为：{json.dumps(data, ensure_ascii=False)}")
-    when = (f"Based on FY{years[0]} to FY{years[-1]} data, " if len(years) > 1 else
-            f"Based on FY{years[0]} data, " if years else "Based on the data, ")
+    when = (
+        f"Based on FY{years[0]} to FY{years[-1]} data, "
+        if len(years) > 1
+        else f"Based on FY{years[0]} data, "
+        if years
+        else "Based on the data, "
+    )
     ties = " (including ties)" if symbols and len(symbols) > int(k) else ""
     by_op = {
         "top_k": f"the {k} companies with the {'lowest' if low else 'highest'} {words} are: {listed}{ties}.",
@@ -168,8 +199,13 @@ def _sentence(data: dict, zh: bool) -> str:
 
 def answer(inputs: dict) -> dict:
     missing = inputs.get("missing") or []
-    return {"answer": answer_text(str(inputs.get("question") or ""), str(inputs.get("result") or ""),
-                                  missing if isinstance(missing, list) else [missing])}
+    return {
+        "answer": answer_text(
+            str(inputs.get("question") or ""),
+            str(inputs.get("result") or ""),
+            missing if isinstance(missing, list) else [missing],
+        )
+    }
 
 
 # ---- JudgeAnswer ---------------------------------------------------------------------------------
@@ -195,7 +231,11 @@ def judge(inputs: dict) -> dict:
 
     lost = [k for k in keys if not present(k)]
     correct = not lost if keys else squash(gold) in squash(model)
-    reason = "all key facts of the gold answer appear" if correct else f"missing from the answer: {', '.join(lost) or gold[:40]}"
+    reason = (
+        "all key facts of the gold answer appear"
+        if correct
+        else f"missing from the answer: {', '.join(lost) or gold[:40]}"
+    )
     return {"correct": correct, "reason": reason}
 
 

@@ -20,7 +20,9 @@ from pydantic import BaseModel
 
 _FIELD_LINE = re.compile(r"^\d+\.\s+`(?P<name>[^`]+)`\s+\((?P<type>.*?)\):", re.M)
 _HEADER = re.compile(r"\[\[ ## (?P<name>\w+) ## \]\]")
-_TRAILER = re.compile(r"\n*(Respond with the corresponding output fields|Respond with a JSON object).*\Z", re.S)
+_TRAILER = re.compile(
+    r"\n*(Respond with the corresponding output fields|Respond with a JSON object).*\Z", re.S
+)
 _OBJECTIVE = "your objective is:"
 
 
@@ -47,7 +49,7 @@ def _section(text: str, start: str, stop: str) -> str:
     if i < 0:
         return ""
     j = text.find(stop, i + len(start))
-    return text[i + len(start): j if j >= 0 else None]
+    return text[i + len(start) : j if j >= 0 else None]
 
 
 def _fields(block: str) -> dict[str, str]:
@@ -80,10 +82,17 @@ def parse_prompt(messages: list[dict]) -> ParsedPrompt:
     raw: dict[str, str] = {}
     headers = list(_HEADER.finditer(body))
     for h, nxt in zip(headers, headers[1:] + [None], strict=False):
-        raw[h["name"]] = body[h.end(): nxt.start() if nxt else None].strip("\n").rstrip()
+        raw[h["name"]] = body[h.end() : nxt.start() if nxt else None].strip("\n").rstrip()
     inputs = {name: decode_value(text, input_types.get(name, "str")) for name, text in raw.items()}
-    return ParsedPrompt(inputs=inputs, input_types=input_types, output_fields=list(output_types),
-                        output_types=output_types, instructions=instructions, wants_json=wants_json, raw_inputs=raw)
+    return ParsedPrompt(
+        inputs=inputs,
+        input_types=input_types,
+        output_fields=list(output_types),
+        output_types=output_types,
+        instructions=instructions,
+        wants_json=wants_json,
+        raw_inputs=raw,
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -126,7 +135,13 @@ def kind_of_prompt(parsed: ParsedPrompt) -> str:
     if outs in _KINDS:
         return _KINDS[outs]
     if outs == ("values",):
-        return "extract" if "passages" in parsed.input_types else "normalize" if "items" in parsed.input_types else "values"
+        return (
+            "extract"
+            if "passages" in parsed.input_types
+            else "normalize"
+            if "items" in parsed.input_types
+            else "values"
+        )
     if outs == ("answer",):
         return "flat_rag" if "passages" in parsed.input_types or "context" in parsed.input_types else "answer"
     return "+".join(outs) or "unknown"

@@ -17,7 +17,9 @@ def request_messages(request) -> list[dict]:
     """A canonical Request as OpenAI-style messages (what the brain reads)."""
     messages = []
     if request.system is not None:
-        system = request.system if isinstance(request.system, str) else "".join(p.text for p in request.system)
+        system = (
+            request.system if isinstance(request.system, str) else "".join(p.text for p in request.system)
+        )
         messages.append({"role": "system", "content": system})
     messages.extend({"role": m.role, "content": m.text or ""} for m in request.messages)
     return messages
@@ -32,8 +34,13 @@ class BrainEngine:
         text = self.brain(messages, "fake/brain")
         prompt = approx_tokens("".join(m["content"] for m in messages))
         completion = approx_tokens(text)
-        return Response(id=None, model="fake/brain", message=Message.assistant([TextPart(text)]), finish_reason="stop",
-                        usage=Usage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion))
+        return Response(
+            id=None,
+            model="fake/brain",
+            message=Message.assistant([TextPart(text)]),
+            finish_reason="stop",
+            usage=Usage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion),
+        )
 
     def stream(self, request):
         return response_to_events(self.complete(request))

@@ -39,7 +39,9 @@ def fake_value(annotation: Any, name: str = "value") -> Any:
         return 1.0
     if annotation is str:
         return f"fake {name}"
-    raise TypeError(f"fake_value cannot build a {annotation!r} for field {name!r}: add a rule for it in tests/fakes/outputs.py")
+    raise TypeError(
+        f"fake_value cannot build a {annotation!r} for field {name!r}: add a rule for it in tests/fakes/outputs.py"
+    )
 
 
 def fake_outputs(signature, **overrides) -> dict[str, Any]:
@@ -47,7 +49,9 @@ def fake_outputs(signature, **overrides) -> dict[str, Any]:
     fields = signature.output_fields
     unknown = set(overrides) - set(fields)
     if unknown:
-        raise ValueError(f"{signature.__name__} has no output fields {sorted(unknown)}; it has {list(fields)}")
+        raise ValueError(
+            f"{signature.__name__} has no output fields {sorted(unknown)}; it has {list(fields)}"
+        )
     values = {name: fake_value(info.annotation, name) for name, info in fields.items()}
     values.update(overrides)
     return values

@@ -12,19 +12,38 @@ from typing import Any
 from tests.fakes.fields import FieldRule, rule_named
 
 PAGE = re.compile(r"^\s*\[page (\d+)(?:\s*-\s*\d+)?\]\s*", re.I)
-NUMBER = re.compile(r"(?<![A-Za-z0-9.])[-−(]?\d[\d,]*(?:\.\d+)?\)?(?:\s*(?:%|％|万元|亿元|千元|百万元|元|万股|股|人|次|"
-                    r"million|billion|thousand))?", re.I)
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9.])[-−(]?\d[\d,]*(?:\.\d+)?\)?(?:\s*(?:%|％|万元|亿元|千元|百万元|元|万股|股|人|次|"
+    r"million|billion|thousand))?",
+    re.I,
+)
 DATE = re.compile(r"(\d{4})\s*(?:年|-|/|\.)\s*(\d{1,2})\s*(?:月|-|/|\.)\s*(\d{1,2})\s*日?")
-UNIT_NOTE = re.compile(r"单位[:：]\s*(?:人民币)?\s*(千元|万元|百万元|亿元|元)|in (thousands|millions|billions)", re.I)
-ORG = re.compile(r"[\u4e00-\u9fffA-Za-z（）()]{2,40}?(?:会计师事务所(?:[（(]特殊普通合伙[)）])?|有限公司|有限责任公司)")
+UNIT_NOTE = re.compile(
+    r"单位[:：]\s*(?:人民币)?\s*(千元|万元|百万元|亿元|元)|in (thousands|millions|billions)", re.I
+)
+ORG = re.compile(
+    r"[\u4e00-\u9fffA-Za-z（）()]{2,40}?(?:会计师事务所(?:[（(]特殊普通合伙[)）])?|有限公司|有限责任公司)"
+)
 NEGATION = ("未", "没有", "不适用", "无", "not ")
 TICKED = re.compile(r"[√☑■]\s*(是|否|有|无)")
-CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+CN_DIGITS = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+}
 
 
 def split_passage(passage: str) -> tuple[int | None, str]:
     m = PAGE.match(passage)
-    return (int(m.group(1)), passage[m.end():]) if m else (None, passage)
+    return (int(m.group(1)), passage[m.end() :]) if m else (None, passage)
 
 
 def _label_end(line: str, label: str, not_after: tuple[str, ...]) -> int:
@@ -54,7 +73,7 @@ NOT_THE_VALUE = re.compile(r"(?:[≥≤＞＜><]|不得?低于|不少于|注\s*|
 def _first_number(text: str) -> str | None:
     for m in NUMBER.finditer(text):
         token = m.group().strip()
-        if _is_year(token, text[m.end():]) or NOT_THE_VALUE.search(text[:m.start()]):
+        if _is_year(token, text[m.end() :]) or NOT_THE_VALUE.search(text[: m.start()]):
             continue
         return token
     return None
@@ -112,7 +131,11 @@ def _female_executives(pages: list[tuple[int | None, str]]) -> tuple[list[str], 
     first_page = quote = None
     for page, text in pages:
         for m in FEMALE_ROW.finditer(text):
-            name = m.group(1).lstrip("年月日")[-3:] if len(m.group(1).lstrip("年月日")) > 3 else m.group(1).lstrip("年月日")
+            name = (
+                m.group(1).lstrip("年月日")[-3:]
+                if len(m.group(1).lstrip("年月日")) > 3
+                else m.group(1).lstrip("年月日")
+            )
             if len(name) >= 2 and name not in names:
                 names.append(name)
                 first_page = first_page or page
@@ -137,8 +160,14 @@ def _cut_prior(text: str) -> str:
 
 
 def _found(name: str, value: str, text: str, rule_type: str, line: str, page: int | None) -> dict[str, Any]:
-    return {"field": name, "disclosed": True, "value": value, "unit": _unit_of(value, text, rule_type),
-            "quote": line.strip()[:200], "page": page}
+    return {
+        "field": name,
+        "disclosed": True,
+        "value": value,
+        "unit": _unit_of(value, text, rule_type),
+        "quote": line.strip()[:200],
+        "page": page,
+    }
 
 
 def extract_field(spec: dict, passages: list[str]) -> dict[str, Any]:
@@ -153,8 +182,14 @@ def extract_field(spec: dict, passages: list[str]) -> dict[str, Any]:
         names, page, quote = _female_executives(pages)
         if names:
             value = "、".join(names) if rule.type == "list" else str(len(names))
-            return {"field": name, "disclosed": True, "value": value, "unit": None if rule.type == "list" else "人",
-                    "quote": quote, "page": page}
+            return {
+                "field": name,
+                "disclosed": True,
+                "value": value,
+                "unit": None if rule.type == "list" else "人",
+                "quote": quote,
+                "page": page,
+            }
     column_reads = []  # (page, text, line, next line): label found, value perhaps on the next line
     for label in labels:
         for page, text in pages:
@@ -182,7 +217,15 @@ def extract_facts(inputs: dict) -> dict[str, Any]:
 
 
 # ---- NormalizeRecords ----------------------------------------------------------------------------
-SCALES = (("百万元", 1e6), ("亿", 1e8), ("万", 1e4), ("千元", 1e3), ("billion", 1e9), ("million", 1e6), ("thousand", 1e3))
+SCALES = (
+    ("百万元", 1e6),
+    ("亿", 1e8),
+    ("万", 1e4),
+    ("千元", 1e3),
+    ("billion", 1e9),
+    ("million", 1e6),
+    ("thousand", 1e3),
+)
 
 
 def to_number(value: Any, unit: str | None, quote: str | None, field_type: str) -> float | None:
@@ -236,7 +279,11 @@ def normalize_value(item: dict, spec: dict | None) -> Any:
 def normalize_records(inputs: dict) -> dict[str, Any]:
     specs = {s.get("name"): s for s in inputs.get("field_specs") or [] if isinstance(s, dict)}
     items = [i for i in inputs.get("items") or [] if isinstance(i, dict)]
-    return {"values": [{"key": i.get("key"), "value": normalize_value(i, specs.get(i.get("field")))} for i in items]}
+    return {
+        "values": [
+            {"key": i.get("key"), "value": normalize_value(i, specs.get(i.get("field")))} for i in items
+        ]
+    }
 
 
 def chinese_number(text: str) -> int | None:

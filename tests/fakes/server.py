@@ -58,7 +58,9 @@ class Fault:
     kind: FaultKind
     when: Callable[[list[dict]], bool] | None = None
     times: int | None = None
-    retry_after: float | None = 0.0  # sent as Retry-After on 429/500; None = no header (client backs off 1, 2, 4 s)
+    retry_after: float | None = (
+        0.0  # sent as Retry-After on 429/500; None = no header (client backs off 1, 2, 4 s)
+    )
     served: int = 0
 
     def claims(self, messages: list[dict]) -> bool:
@@ -149,7 +151,9 @@ class FakeLMServer:
     @property
     def port(self) -> int:
         if self._httpd is None:
-            raise RuntimeError("the fake LM server is not running: call start() or use it as a context manager")
+            raise RuntimeError(
+                "the fake LM server is not running: call start() or use it as a context manager"
+            )
         return self._httpd.server_address[1]
 
     @property
@@ -169,8 +173,13 @@ class FakeLMServer:
         """The COLLATE_* settings that point the project at this server."""
         # The suites written before issue 16 ran the ChatAdapter over DSPy's native engine; they keep
         # doing so. Tests of the local-server defaults (tests/local, tests/programs/test_lm_*) drop these two.
-        return {"COLLATE_LM": f"openai/{self.model_name}", "COLLATE_API_BASE": self.url, "COLLATE_API_KEY": "x",
-                "COLLATE_STRUCTURED": "off", "COLLATE_TOKEN_PARAM": "max_completion_tokens"}
+        return {
+            "COLLATE_LM": f"openai/{self.model_name}",
+            "COLLATE_API_BASE": self.url,
+            "COLLATE_API_KEY": "x",
+            "COLLATE_STRUCTURED": "off",
+            "COLLATE_TOKEN_PARAM": "max_completion_tokens",
+        }
 
     # ---- what tests read -------------------------------------------------------------------
     @property
@@ -195,7 +204,9 @@ class FakeLMServer:
     def max_concurrency(self) -> int:
         """The most calls that were in flight at the same moment (proves the client ran them in parallel)."""
         with self._lock:
-            events = sorted([(r.started, 1) for r in self.records] + [(r.ended, -1) for r in self.records if r.ended])
+            events = sorted(
+                [(r.started, 1) for r in self.records] + [(r.ended, -1) for r in self.records if r.ended]
+            )
         best = now = 0
         for _, step in events:
             now += step
@@ -248,7 +259,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         if self.path.rstrip("/").endswith("/models"):
-            body = {"object": "list", "data": [{"id": self.fake.model_name, "object": "model", "owned_by": "fake"}]}
+            body = {
+                "object": "list",
+                "data": [{"id": self.fake.model_name, "object": "model", "owned_by": "fake"}],
+            }
             return self._send_json(200, body)
         return self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -261,7 +275,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
             messages = body["messages"]
         except (ValueError, KeyError, TypeError) as exc:
-            return self._send_json(400, {"error": {"message": f"bad request body: {exc}", "type": "invalid_request_error"}})
+            return self._send_json(
+                400, {"error": {"message": f"bad request body: {exc}", "type": "invalid_request_error"}}
+            )
         self._complete(body, messages)
 
     def _complete(self, body: dict, messages: list[dict]) -> None:
@@ -274,9 +290,17 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("fake LM server: could not classify a call")
             kind = "unknown"
         prompt_text = "".join(message_text(m) for m in messages)
-        rec = CallRecord(kind=kind, model=model, status=200, fault=None, prompt_tokens=approx_tokens(prompt_text),
-                         completion_tokens=0, started=started, last_message=message_text(messages[-1]) if messages else "",
-                         request={k: v for k, v in body.items() if k != "messages"})
+        rec = CallRecord(
+            kind=kind,
+            model=model,
+            status=200,
+            fault=None,
+            prompt_tokens=approx_tokens(prompt_text),
+            completion_tokens=0,
+            started=started,
+            last_message=message_text(messages[-1]) if messages else "",
+            request={k: v for k, v in body.items() if k != "messages"},
+        )
         fake._record(rec)
         if fake.latency:
             fake.sleep(fake.latency)
@@ -290,28 +314,46 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if fault and fault.kind == "429":
                 rec.status = 429
-                self._send_json(429, {"error": {"message": "Rate limit reached (fake)", "type": "rate_limit_error",
-                                                "code": "rate_limit_exceeded"}},
-                                headers=_retry_after(fault))
+                self._send_json(
+                    429,
+                    {
+                        "error": {
+                            "message": "Rate limit reached (fake)",
+                            "type": "rate_limit_error",
+                            "code": "rate_limit_exceeded",
+                        }
+                    },
+                    headers=_retry_after(fault),
+                )
                 return
             if fault and fault.kind == "500":
                 rec.status = 500
-                self._send_json(500, {"error": {"message": "The server had an error (fake)", "type": "server_error"}},
-                                headers=_retry_after(fault))
+                self._send_json(
+                    500,
+                    {"error": {"message": "The server had an error (fake)", "type": "server_error"}},
+                    headers=_retry_after(fault),
+                )
                 return
             if fault and fault.kind == "malformed":
                 content = MALFORMED_REPLY
             else:
                 try:
                     content = fake.responder(messages, model)
-                except Exception as exc:  # the responder is test code: report its bug as a 500 with the reason
+                except (
+                    Exception
+                ) as exc:  # the responder is test code: report its bug as a 500 with the reason
                     log.exception("fake LM server: responder failed")
                     rec.status = 500
-                    self._send_json(500, {"error": {"message": f"responder failed: {exc!r}", "type": "server_error"}})
+                    self._send_json(
+                        500, {"error": {"message": f"responder failed: {exc!r}", "type": "server_error"}}
+                    )
                     return
             rec.completion_tokens = approx_tokens(content)
-            usage = {"prompt_tokens": rec.prompt_tokens, "completion_tokens": rec.completion_tokens,
-                     "total_tokens": rec.prompt_tokens + rec.completion_tokens}
+            usage = {
+                "prompt_tokens": rec.prompt_tokens,
+                "completion_tokens": rec.completion_tokens,
+                "total_tokens": rec.prompt_tokens + rec.completion_tokens,
+            }
             if body.get("stream"):
                 self._send_stream(model, content, usage)
             else:
@@ -335,12 +377,27 @@ class _Handler(BaseHTTPRequestHandler):
         """A minimal SSE stream: one content chunk, one finishing chunk with usage, then [DONE]."""
         cid = f"chatcmpl-{uuid.uuid4().hex[:12]}"
         chunks = [
-            {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-             "choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": None}]},
-            {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
-             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage},
+            {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": None}
+                ],
+            },
+            {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "usage": usage,
+            },
         ]
-        payload = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        payload = (
+            "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        )
         data = payload.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -355,7 +412,9 @@ def _completion(model: str, content: str, usage: dict) -> dict:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ],
         "usage": usage,
     }
 

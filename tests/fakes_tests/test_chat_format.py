@@ -15,13 +15,45 @@ from tests.fakes.outputs import fake_outputs
 
 SPEC = FieldSpec(name="capital_adequacy_ratio", description="资本充足率。", type="percent", unit="percent")
 CASES = [
-    (PlanQuestion, "plan", {"question": "2022年资本充足率最高的三家公司？", "catalog": "3 documents\ndoctype: A股年报 (3)", "feedback": ""}),
-    (ExtractFacts, "extract", {"document": "600000 2022 A股年报", "questions": ["资本充足率？"], "field_specs": [SPEC],
-                               "passages": ["[page 3] 资本充足率 15.44%", "[page 9] 其他"]}),
-    (NormalizeRecords, "normalize", {"field_specs": [SPEC], "items": [RawValue(key="d1:car", field="car", value="15.44%",
-                                                                                unit="%", quote="资本充足率 15.44%")]}),
-    (WriteAnalysisCode, "write_code", {"question": "q", "columns": "car: percent", "sample_records": [{"symbol": "600000", "car": 15.4}]}),
-    (FixAnalysisCode, "fix_code", {"question": "q", "columns": "c", "code": "print(1/0)", "error": "ZeroDivisionError"}),
+    (
+        PlanQuestion,
+        "plan",
+        {
+            "question": "2022年资本充足率最高的三家公司？",
+            "catalog": "3 documents\ndoctype: A股年报 (3)",
+            "feedback": "",
+        },
+    ),
+    (
+        ExtractFacts,
+        "extract",
+        {
+            "document": "600000 2022 A股年报",
+            "questions": ["资本充足率？"],
+            "field_specs": [SPEC],
+            "passages": ["[page 3] 资本充足率 15.44%", "[page 9] 其他"],
+        },
+    ),
+    (
+        NormalizeRecords,
+        "normalize",
+        {
+            "field_specs": [SPEC],
+            "items": [
+                RawValue(key="d1:car", field="car", value="15.44%", unit="%", quote="资本充足率 15.44%")
+            ],
+        },
+    ),
+    (
+        WriteAnalysisCode,
+        "write_code",
+        {"question": "q", "columns": "car: percent", "sample_records": [{"symbol": "600000", "car": 15.4}]},
+    ),
+    (
+        FixAnalysisCode,
+        "fix_code",
+        {"question": "q", "columns": "c", "code": "print(1/0)", "error": "ZeroDivisionError"},
+    ),
     (WriteAnswer, "answer", {"question": "q", "result": "{}", "sample_records": [], "missing": ["d9"]}),
     (JudgeAnswer, "judge", {"question": "q", "gold_answer": "600000", "model_answer": "600000"}),
 ]
@@ -55,12 +87,16 @@ def test_replies_parse_with_the_real_adapters(signature, kind, inputs):
 
 def test_the_last_user_message_wins_over_demos():
     demo = dspy.Example(question="old", gold_answer="a", model_answer="b", correct=True, reason="r")
-    messages = dspy.ChatAdapter().format(JudgeAnswer, demos=[demo], inputs={"question": "new", "gold_answer": "g", "model_answer": "m"})
+    messages = dspy.ChatAdapter().format(
+        JudgeAnswer, demos=[demo], inputs={"question": "new", "gold_answer": "g", "model_answer": "m"}
+    )
     assert parse_prompt(messages).inputs["question"] == "new"
 
 
 def test_json_adapter_prompts_are_recognised():
-    messages = dspy.JSONAdapter().format(JudgeAnswer, demos=[], inputs={"question": "q", "gold_answer": "g", "model_answer": "m"})
+    messages = dspy.JSONAdapter().format(
+        JudgeAnswer, demos=[], inputs={"question": "q", "gold_answer": "g", "model_answer": "m"}
+    )
     parsed = parse_prompt(messages)
     assert parsed.wants_json
     assert parsed.inputs == {"question": "q", "gold_answer": "g", "model_answer": "m"}

@@ -13,8 +13,23 @@ from signatures.planner import PlanQuestion
 from signatures.types import ExtractedValue, Plan
 from tests.fakes.outputs import fake_outputs
 
-SIGNATURES = [PlanQuestion, ExtractFacts, NormalizeRecords, WriteAnalysisCode, FixAnalysisCode, WriteAnswer, JudgeAnswer]
-INPUT_DEFAULTS = {"questions": [], "passages": [], "field_specs": [], "items": [], "sample_records": [], "missing": []}
+SIGNATURES = [
+    PlanQuestion,
+    ExtractFacts,
+    NormalizeRecords,
+    WriteAnalysisCode,
+    FixAnalysisCode,
+    WriteAnswer,
+    JudgeAnswer,
+]
+INPUT_DEFAULTS = {
+    "questions": [],
+    "passages": [],
+    "field_specs": [],
+    "items": [],
+    "sample_records": [],
+    "missing": [],
+}
 
 
 def call(signature, outputs):

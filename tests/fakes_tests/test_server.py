@@ -22,7 +22,9 @@ class Echo(dspy.Signature):
 
 def echo_responder(messages, model):
     last = messages[-1]["content"]
-    return format_reply({"answer": f"echo: {last.split('[[ ## question ## ]]')[1].split('Respond')[0].strip()}"})
+    return format_reply(
+        {"answer": f"echo: {last.split('[[ ## question ## ]]')[1].split('Respond')[0].strip()}"}
+    )
 
 
 def ask(server, question="hi", **lm_kwargs):
@@ -42,7 +44,9 @@ def test_predict_through_dspy_lm_reaches_the_server_and_reports_usage():
 
 
 def test_rate_limits_are_retried_then_succeed():
-    with FakeLMServer(echo_responder, faults=[Fault("429", when=last_message_contains("flaky"), times=2)]) as server:
+    with FakeLMServer(
+        echo_responder, faults=[Fault("429", when=last_message_contains("flaky"), times=2)]
+    ) as server:
         assert ask(server, "flaky") == "echo: flaky"
         assert server.calls == 3
         assert server.faults_served() == {"429": 2}
@@ -105,9 +109,12 @@ def test_models_listing_and_minimal_streaming():
     with FakeLMServer(lambda m, model: "streamed text") as server:
         with urllib.request.urlopen(server.url + "/models", timeout=5) as r:
             assert json.load(r)["data"][0]["id"] == "fake-brain"
-        body = json.dumps({"model": "fake-brain", "stream": True, "messages": [{"role": "user", "content": "x"}]})
-        req = urllib.request.Request(server.url + "/chat/completions", data=body.encode(),
-                                     headers={"Content-Type": "application/json"})
+        body = json.dumps(
+            {"model": "fake-brain", "stream": True, "messages": [{"role": "user", "content": "x"}]}
+        )
+        req = urllib.request.Request(
+            server.url + "/chat/completions", data=body.encode(), headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=5) as r:
             assert r.headers["Content-Type"] == "text/event-stream"
             events = [line[6:] for line in r.read().decode().splitlines() if line.startswith("data: ")]

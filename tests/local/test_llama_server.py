@@ -23,11 +23,20 @@ pytestmark = pytest.mark.slow
 
 # A local profile: one request at a time (one server slot), no retry (a retried request waits behind
 # the abandoned one, which the server keeps generating), short answers per stage.
-LOCAL = {"COLLATE_TIMEOUT": "90", "COLLATE_NUM_RETRIES": "0", "COLLATE_CONCURRENCY": "1",
-         "COLLATE_MAX_TOKENS_PLANNER": "512", "COLLATE_MAX_TOKENS_EXTRACTOR": "256",
-         "COLLATE_MAX_TOKENS_NORMALIZER": "256", "COLLATE_MAX_TOKENS_CODER": "512",
-         "COLLATE_MAX_TOKENS_ANSWER": "256", "COLLATE_CODE_ROUNDS": "1", "COLLATE_REPAIR_FACTS": "false",
-         "COLLATE_LM_PROGRESS_EVERY": "15", "COLLATE_CACHE": "false"}  # fmt: skip
+LOCAL = {
+    "COLLATE_TIMEOUT": "90",
+    "COLLATE_NUM_RETRIES": "0",
+    "COLLATE_CONCURRENCY": "1",
+    "COLLATE_MAX_TOKENS_PLANNER": "512",
+    "COLLATE_MAX_TOKENS_EXTRACTOR": "256",
+    "COLLATE_MAX_TOKENS_NORMALIZER": "256",
+    "COLLATE_MAX_TOKENS_CODER": "512",
+    "COLLATE_MAX_TOKENS_ANSWER": "256",
+    "COLLATE_CODE_ROUNDS": "1",
+    "COLLATE_REPAIR_FACTS": "false",
+    "COLLATE_LM_PROGRESS_EVERY": "15",
+    "COLLATE_CACHE": "false",
+}
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +55,27 @@ def three_document_item(corpus):
 
 # json_schema is refused by llama-cpp-python's server (500); json_object carries the same schema in its spelling
 @pytest.mark.parametrize("structured", ["json_object", "off"])
-def test_a_small_local_model_runs_the_chain_to_an_honest_end(server, small_corpus, structured, monkeypatch, capsys,
-                                                            tmp_path):  # fmt: skip
+def test_a_small_local_model_runs_the_chain_to_an_honest_end(
+    server, small_corpus, structured, monkeypatch, capsys, tmp_path
+):
     item = three_document_item(small_corpus[0])
     for name, value in {**server.env(), **LOCAL, "COLLATE_STRUCTURED": structured}.items():
         monkeypatch.setenv(name, value)
     started = time.monotonic()
-    code = ask.main(["--index", str(small_corpus[1]), "--dataset", str(small_corpus[0] / "dataset.json"),
-                     "--question-id", item["question_id"], "--json", "--no-progress",
-                     "--fact-store", str(tmp_path / "facts.sqlite")])  # fmt: skip
+    code = ask.main(
+        [
+            "--index",
+            str(small_corpus[1]),
+            "--dataset",
+            str(small_corpus[0] / "dataset.json"),
+            "--question-id",
+            item["question_id"],
+            "--json",
+            "--no-progress",
+            "--fact-store",
+            str(tmp_path / "facts.sqlite"),
+        ]
+    )
     elapsed = time.monotonic() - started
     captured = capsys.readouterr()
     summary = current_watch().summary()

@@ -39,7 +39,9 @@ class RuleEngine:
         self.calls += 1
         messages = []
         if request.system is not None:
-            system = request.system if isinstance(request.system, str) else "".join(p.text for p in request.system)
+            system = (
+                request.system if isinstance(request.system, str) else "".join(p.text for p in request.system)
+            )
             messages.append({"role": "system", "content": system})
         messages.extend({"role": m.role, "content": m.text or ""} for m in request.messages)
         parsed = parse_prompt(messages)
@@ -50,8 +52,13 @@ class RuleEngine:
         else:
             outputs = {n: _default_value(n, parsed.output_types.get(n, "str")) for n in parsed.output_fields}
         text = format_reply(outputs, as_json=parsed.wants_json)
-        return Response(id=None, model="fake", message=Message.assistant([TextPart(text)]), finish_reason="stop",
-                        usage=Usage(input_tokens=len(json.dumps(messages)) // 4, output_tokens=5, total_tokens=0))
+        return Response(
+            id=None,
+            model="fake",
+            message=Message.assistant([TextPart(text)]),
+            finish_reason="stop",
+            usage=Usage(input_tokens=len(json.dumps(messages)) // 4, output_tokens=5, total_tokens=0),
+        )
 
     def stream(self, request):
         raise NotImplementedError
@@ -70,10 +77,24 @@ def rule_lm():
 
 
 def toy_examples(n: int) -> list[dspy.Example]:
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
-             "kilo", "lima"]
-    return [dspy.Example(question=f"shout the word {w}", answer=w.upper()).with_inputs("question")
-            for w in (words * 3)[:n]]
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+    ]
+    return [
+        dspy.Example(question=f"shout the word {w}", answer=w.upper()).with_inputs("question")
+        for w in (words * 3)[:n]
+    ]
 
 
 def exact(example, pred, trace=None, *args, **kwargs) -> float:

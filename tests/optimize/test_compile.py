@@ -22,22 +22,42 @@ from programs.runtime.settings import Settings
 from retrievers.store import IndexStore
 from tests.fakes.engine import brain_lm
 
-PREDICTORS = ["planner.plan", "extractor.extract", "normalizer.normalize", "code_writer.write_code",
-              "code_writer.fix_code", "answerer.answer"]  # fmt: skip
+PREDICTORS = [
+    "planner.plan",
+    "extractor.extract",
+    "normalizer.normalize",
+    "code_writer.write_code",
+    "code_writer.fix_code",
+    "answerer.answer",
+]
 
 
 def _compile(small_corpus, out: Path, *extra: str) -> int:
     corpus, index = small_corpus
-    return compile_cli.main(["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out),
-                             *extra])  # fmt: skip
+    return compile_cli.main(
+        ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out), *extra]
+    )
 
 
 def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run(
     small_corpus, brain_server, tmp_path, capsys
 ):
     out = tmp_path / "compiled.json"
-    assert _compile(small_corpus, out, "--optimizer", "bootstrap", "--limit", "2", "--max-demos", "1",
-                    "--threshold", "0") == 0, capsys.readouterr().err
+    assert (
+        _compile(
+            small_corpus,
+            out,
+            "--optimizer",
+            "bootstrap",
+            "--limit",
+            "2",
+            "--max-demos",
+            "1",
+            "--threshold",
+            "0",
+        )
+        == 0
+    ), capsys.readouterr().err
     assert "saved" in capsys.readouterr().out
 
     state = json.loads(out.read_text())
@@ -64,16 +84,38 @@ def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run
     assert {"best_model.json", "trainset.json"} <= artifacts
 
     # The compiled file is what evaluate.run takes.
-    assert evaluate_run.main(["--dataset", str(small_corpus[0] / "dataset.json"), "--index", str(small_corpus[1]),
-                              "--program", str(out), "--limit", "1", "--out", str(tmp_path / "eval"),
-                              "--no-progress", "--no-autolog"]) == 0  # fmt: skip
+    assert (
+        evaluate_run.main(
+            [
+                "--dataset",
+                str(small_corpus[0] / "dataset.json"),
+                "--index",
+                str(small_corpus[1]),
+                "--program",
+                str(out),
+                "--limit",
+                "1",
+                "--out",
+                str(tmp_path / "eval"),
+                "--no-progress",
+                "--no-autolog",
+            ]
+        )
+        == 0
+    )
 
 
-def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(small_corpus, brain_server, tmp_path, caplog, capsys):
+def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
+    small_corpus, brain_server, tmp_path, caplog, capsys
+):
     """Issue 12 item 2: one log line, the result saved and scored on dev, the cap said in summary and MLflow."""
     out = tmp_path / "capped.json"
-    assert _compile(small_corpus, out, "--optimizer", "bootstrap", "--limit", "3", "--max-calls", "5",
-                    "--no-autolog") == 0
+    assert (
+        _compile(
+            small_corpus, out, "--optimizer", "bootstrap", "--limit", "3", "--max-calls", "5", "--no-autolog"
+        )
+        == 0
+    )
     meta = json.loads((tmp_path / "capped.meta.json").read_text())
     assert meta["budget"]["lm_calls"] == 5 and meta["budget"]["refused_calls"] >= 1
     assert meta["budget"]["budget_exhausted"] and "cap of 5 requests reached" in meta["stopped_early"]
@@ -84,7 +126,9 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(small_corpus
     printed = capsys.readouterr()
     assert "stopped early: LM call cap of 5 requests reached" in printed.out
     assert "BudgetExhausted" not in printed.err and "Traceback" not in printed.err
-    budget_lines = [r for r in caplog.records if "cap of 5" in r.getMessage() or "budget" in r.getMessage().lower()]
+    budget_lines = [
+        r for r in caplog.records if "cap of 5" in r.getMessage() or "budget" in r.getMessage().lower()
+    ]
     assert len(budget_lines) == 1, [r.getMessage()[:120] for r in budget_lines]
     run = MlflowClient(tracking.tracking_uri()).get_run(meta["mlflow_run_id"])
     assert run.data.tags["budget_hit"] == "True" and run.data.metrics["budget_exhausted"] == 1.0
@@ -95,7 +139,17 @@ def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_
     """Issue 12 item 1: cache hits cost nothing, are not charged, and a cap cannot stop them."""
     monkeypatch.setenv("COLLATE_CACHE", "true")
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=True)
-    args = ("--optimizer", "bootstrap", "--limit", "2", "--max-demos", "1", "--threshold", "0", "--no-autolog")
+    args = (
+        "--optimizer",
+        "bootstrap",
+        "--limit",
+        "2",
+        "--max-demos",
+        "1",
+        "--threshold",
+        "0",
+        "--no-autolog",
+    )
     assert _compile(small_corpus, tmp_path / "first.json", *args) == 0
     first = json.loads((tmp_path / "first.meta.json").read_text())
     sent = brain_server.calls
@@ -133,8 +187,14 @@ def test_extractor_stage_tunes_only_the_extractor(small_corpus, tmp_path):
     settings = Settings(lm="fake/brain")
     program = analyst_without_fact_reuse(settings, IndexStore.open(small_corpus[1]))
     items = load_dataset(small_corpus[0] / "dataset.json")
-    result = run_compile(program, items, settings, CompileJob("bootstrap", stage="extractor", limit=3, threshold=0.0),
-                         tmp_path / "x.json", autolog=False)  # fmt: skip
+    result = run_compile(
+        program,
+        items,
+        settings,
+        CompileJob("bootstrap", stage="extractor", limit=3, threshold=0.0),
+        tmp_path / "x.json",
+        autolog=False,
+    )
     state = json.loads((tmp_path / "x.json").read_text())
     assert len(state["extractor.extract"]["demos"]) > 0
     assert all(not state[p]["demos"] for p in PREDICTORS if p != "extractor.extract")
@@ -151,8 +211,21 @@ def test_no_lm_and_bad_arguments_exit_2_with_the_fix(small_corpus, tmp_path, cap
     assert "invalid choice" in capsys.readouterr().err
     assert _compile(small_corpus, tmp_path / "c.json", "--optimizer", "bootstrap", "--max-calls", "0") == 2
     assert "--max-calls" in capsys.readouterr().err
-    assert compile_cli.main(["--dataset", str(tmp_path / "none.json"), "--index", str(small_corpus[1]),
-                             "--optimizer", "mipro", "--out", str(tmp_path / "c.json")]) == 2
+    assert (
+        compile_cli.main(
+            [
+                "--dataset",
+                str(tmp_path / "none.json"),
+                "--index",
+                str(small_corpus[1]),
+                "--optimizer",
+                "mipro",
+                "--out",
+                str(tmp_path / "c.json"),
+            ]
+        )
+        == 2
+    )
     assert "no such dataset" in capsys.readouterr().err
 
 
@@ -163,7 +236,13 @@ def test_other_optimizers_compile_the_extractor(small_corpus, tmp_path, optimize
     settings = Settings(lm="fake/brain")
     program = analyst_without_fact_reuse(settings, IndexStore.open(small_corpus[1]))
     items = load_dataset(small_corpus[0] / "dataset.json")
-    result = run_compile(program, items, settings, CompileJob(optimizer, stage="extractor", limit=4, max_calls=200),
-                         tmp_path / "x.json", autolog=False)  # fmt: skip
+    result = run_compile(
+        program,
+        items,
+        settings,
+        CompileJob(optimizer, stage="extractor", limit=4, max_calls=200),
+        tmp_path / "x.json",
+        autolog=False,
+    )
     assert (tmp_path / "x.json").is_file() and result.meta["optimizer"] == optimizer
     assert result.meta["budget"]["lm_calls"] <= 200

@@ -20,7 +20,10 @@ def _decided_item(small_corpus):
 
 
 def _gold_records(item) -> list[dict]:
-    return [{"id": row.id, **{k.removeprefix("value_"): v for k, v in row.values.items()}} for row in item.metadata]
+    return [
+        {"id": row.id, **{k.removeprefix("value_"): v for k, v in row.values.items()}}
+        for row in item.metadata
+    ]
 
 
 def test_program_metric_rewards_gold_and_explains_misses(small_corpus):
@@ -52,7 +55,9 @@ def test_cell_metric_scores_one_document_against_its_gold_row(small_corpus):
             text = None if value is None else str(value)
             if key == change:
                 text = "123456789"
-            out.append(Fact(doc_id=row.id, field=key.removeprefix("value_"), disclosed=text is not None, value=text))
+            out.append(
+                Fact(doc_id=row.id, field=key.removeprefix("value_"), disclosed=text is not None, value=text)
+            )
         return out
 
     metric = CellMetric()

@@ -19,8 +19,9 @@ def test_names_map_to_the_dspy_optimizers(rule_lm, toy):
     assert isinstance(make_optimizer("bootstrap", metric), dspy.BootstrapFewShot)
     assert isinstance(make_optimizer("mipro", metric), dspy.MIPROv2)
     assert isinstance(make_optimizer("simba", metric, n_train=3), dspy.SIMBA)
-    gepa = make_optimizer("gepa", lambda g, p, t=None, pn=None, pt=None: 1.0,
-                          OptimizerOptions(reflection_lm=rule_lm))
+    gepa = make_optimizer(
+        "gepa", lambda g, p, t=None, pn=None, pt=None: 1.0, OptimizerOptions(reflection_lm=rule_lm)
+    )
     assert isinstance(gepa, dspy.GEPA)
     assert set(OPTIMIZERS) == {"bootstrap", "mipro", "gepa", "simba"}
 
@@ -44,11 +45,23 @@ def test_bootstrap_adds_demos_that_raise_the_score(rule_lm, toy):
 def test_simba_and_mipro_compile_the_toy_program(rule_lm, toy):
     train, val = toy["examples"](4), toy["examples"](8)[4:]
     student = toy["program"]()
-    simba = compile_with("simba", toy["metric"], student, train,
-                         options=OptimizerOptions(num_threads=1, extra={"max_steps": 1, "num_candidates": 2}))
-    mipro = compile_with("mipro", toy["metric"], toy["program"](), train, val,
-                         options=OptimizerOptions(num_threads=1, extra={"auto": None, "num_candidates": 2},
-                                                  compile_extra={"num_trials": 2}))
+    simba = compile_with(
+        "simba",
+        toy["metric"],
+        student,
+        train,
+        options=OptimizerOptions(num_threads=1, extra={"max_steps": 1, "num_candidates": 2}),
+    )
+    mipro = compile_with(
+        "mipro",
+        toy["metric"],
+        toy["program"](),
+        train,
+        val,
+        options=OptimizerOptions(
+            num_threads=1, extra={"auto": None, "num_candidates": 2}, compile_extra={"num_trials": 2}
+        ),
+    )
     assert isinstance(simba, dspy.Predict) and simba is not student  # a copy: the student is never mutated
     assert not student.demos and _score(simba, val, toy["metric"]) >= _score(student, val, toy["metric"])
     assert isinstance(mipro, dspy.Predict) and mipro.demos, "MIPROv2 kept none of its bootstrapped demos"
@@ -94,8 +107,13 @@ def test_cache_hits_are_free_and_counted_apart(toy):
             program(question="one a")
             program(question="two b")
     assert engine.calls == 2
-    assert budget.summary() == {"lm_calls": 2, "cache_hits": 8, "max_calls": 2, "refused_calls": 0,
-                                "budget_exhausted": False}  # fmt: skip
+    assert budget.summary() == {
+        "lm_calls": 2,
+        "cache_hits": 8,
+        "max_calls": 2,
+        "refused_calls": 0,
+        "budget_exhausted": False,
+    }
     with enforce(budget), pytest.raises(BudgetExhausted):  # a new prompt past the cap is refused
         program(question="three c")
 
@@ -103,8 +121,9 @@ def test_cache_hits_are_free_and_counted_apart(toy):
 def test_mipro_stops_at_the_cap_and_its_best_trial_is_kept(rule_lm, toy):
     """Issue 12 item 2: MIPROv2 ran all its trials on refused calls and the best trial was lost."""
     train, val = toy["examples"](4), toy["examples"](8)[4:]
-    options = OptimizerOptions(num_threads=2, extra={"auto": None, "num_candidates": 3},
-                               compile_extra={"num_trials": 10})  # fmt: skip
+    options = OptimizerOptions(
+        num_threads=2, extra={"auto": None, "num_candidates": 3}, compile_extra={"num_trials": 10}
+    )
     uncapped = CallBudget()
     with enforce(uncapped):
         compile_with("mipro", toy["metric"], toy["program"](), train, val, options=options)
@@ -115,7 +134,9 @@ def test_mipro_stops_at_the_cap_and_its_best_trial_is_kept(rule_lm, toy):
     assert rule_lm.rule_engine.calls == budget.calls == uncapped.calls // 2
     assert budget.refused <= options.num_threads, "trials went on after the cap"
     best = tracker.best()
-    assert best is not None and best.on_valset and best.score == 1.0, "a trial scored 1.0 on dev before the cap"
+    assert best is not None and best.on_valset and best.score == 1.0, (
+        "a trial scored 1.0 on dev before the cap"
+    )
     program = adopt(toy["program"](), best.state)
     assert program.demos and _score(program, val, toy["metric"]) == 1.0
 
@@ -130,11 +151,19 @@ def test_gepa_compiles_with_feedback_and_a_reflection_lm(rule_lm, toy):
 
     def feedback_metric(gold, pred, trace=None, pred_name=None, pred_trace=None):
         score = toy["metric"](gold, pred)
-        feedback = "right" if score else f"expected {gold.answer!r}, got {pred.answer!r}: upper-case the last word"
+        feedback = (
+            "right" if score else f"expected {gold.answer!r}, got {pred.answer!r}: upper-case the last word"
+        )
         seen_feedback.append(feedback)
         return dspy.Prediction(score=score, feedback=feedback)
 
-    compiled = compile_with("gepa", feedback_metric, toy["program"](), toy["examples"](3), toy["examples"](6)[3:],
-                            options=OptimizerOptions(num_threads=1, reflection_lm=rule_lm, max_metric_calls=12))
+    compiled = compile_with(
+        "gepa",
+        feedback_metric,
+        toy["program"](),
+        toy["examples"](3),
+        toy["examples"](6)[3:],
+        options=OptimizerOptions(num_threads=1, reflection_lm=rule_lm, max_metric_calls=12),
+    )
     assert isinstance(compiled, dspy.Predict)
     assert any("upper-case" in f for f in seen_feedback)

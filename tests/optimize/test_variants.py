@@ -19,8 +19,24 @@ from optimize.optimizers import OptimizerOptions, compile_with
 
 def _evaluate(small_corpus, out, *extra: str) -> dict:
     corpus, index = small_corpus
-    assert evaluate_run.main(["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--limit", "1",
-                              "--out", str(out), "--no-progress", "--no-judge", *extra]) == 0  # fmt: skip
+    assert (
+        evaluate_run.main(
+            [
+                "--dataset",
+                str(corpus / "dataset.json"),
+                "--index",
+                str(index),
+                "--limit",
+                "1",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--no-judge",
+                *extra,
+            ]
+        )
+        == 0
+    )
     return json.loads((out / "summary.json").read_text())
 
 
@@ -29,9 +45,28 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
 ):
     corpus, index = small_corpus
     compiled = tmp_path / "compiled.json"
-    assert compile_cli.main(["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(compiled),
-                             "--optimizer", "bootstrap", "--limit", "2", "--max-demos", "1", "--threshold", "0",
-                             "--no-autolog"]) == 0  # fmt: skip
+    assert (
+        compile_cli.main(
+            [
+                "--dataset",
+                str(corpus / "dataset.json"),
+                "--index",
+                str(index),
+                "--out",
+                str(compiled),
+                "--optimizer",
+                "bootstrap",
+                "--limit",
+                "2",
+                "--max-demos",
+                "1",
+                "--threshold",
+                "0",
+                "--no-autolog",
+            ]
+        )
+        == 0
+    )
     meta = json.loads((tmp_path / "compiled.meta.json").read_text())
     client = MlflowClient(tracking.tracking_uri())
     compile_run = client.get_run(meta["mlflow_run_id"])

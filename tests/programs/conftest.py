@@ -46,24 +46,45 @@ class TinyStore:
 
 
 PLAN = {
-    "subqueries": [{
-        "query": "资本充足率和营业收入是多少？",
-        "restriction": {"doctypes": ["A股年报"], "years": [2023]},
-        "fields": [
-            {"name": "capital_adequacy_ratio", "description": "资本充足率", "type": "percent", "unit": "percent"},
-            {"name": "revenue", "description": "营业收入", "type": "number", "unit": "CNY"},
-        ],
-    }]
-}  # fmt: skip
+    "subqueries": [
+        {
+            "query": "资本充足率和营业收入是多少？",
+            "restriction": {"doctypes": ["A股年报"], "years": [2023]},
+            "fields": [
+                {
+                    "name": "capital_adequacy_ratio",
+                    "description": "资本充足率",
+                    "type": "percent",
+                    "unit": "percent",
+                },
+                {"name": "revenue", "description": "营业收入", "type": "number", "unit": "CNY"},
+            ],
+        }
+    ]
+}
 
 
 def extraction(car: str, revenue: str, page: int = 3) -> dict:
-    return {"values": [
-        {"field": "capital_adequacy_ratio", "disclosed": True, "value": car, "unit": "%", "quote": f"资本充足率{car}",
-         "page": page},
-        {"field": "revenue", "disclosed": True, "value": revenue, "unit": None, "quote": f"营业收入{revenue}",
-         "page": page + 1},
-    ]}  # fmt: skip
+    return {
+        "values": [
+            {
+                "field": "capital_adequacy_ratio",
+                "disclosed": True,
+                "value": car,
+                "unit": "%",
+                "quote": f"资本充足率{car}",
+                "page": page,
+            },
+            {
+                "field": "revenue",
+                "disclosed": True,
+                "value": revenue,
+                "unit": None,
+                "quote": f"营业收入{revenue}",
+                "page": page + 1,
+            },
+        ]
+    }
 
 
 CODE = "import json\nrow = df.sort_values('capital_adequacy_ratio', ascending=False).iloc[0]\nprint(json.dumps({'top': row['symbol']}))"
@@ -81,7 +102,10 @@ def replies(**overrides) -> dict:
         "[[ ## columns ## ]]": {"code": "```python\n" + CODE + "\n```"},
         "[[ ## result ## ]]": {"answer": "资本充足率最高的是600001。"},
     }
-    merged = {**overrides, **{k: v for k, v in answers.items() if k not in overrides}}  # overrides match first
+    merged = {
+        **overrides,
+        **{k: v for k, v in answers.items() if k not in overrides},
+    }  # overrides match first
     return {k: v for k, v in merged.items() if v is not None}
 
 

@@ -9,7 +9,11 @@ def test_forward_answers_with_records_citations_and_run_log(make_program, use_lm
     lm = use_lm()
     pred = make_program()(question="哪家公司资本充足率最高？", doc_ids=None)
     assert pred.answer == "资本充足率最高的是600001。"
-    assert [r["id"] for r in pred.records] == ["doc-a", "doc-b", "doc-c"]  # ESG doc excluded by the restriction
+    assert [r["id"] for r in pred.records] == [
+        "doc-a",
+        "doc-b",
+        "doc-c",
+    ]  # ESG doc excluded by the restriction
     a = pred.records[0]
     assert a["capital_adequacy_ratio"] == 15.44 and a["revenue"] == 32390060000.0 and a["symbol"] == "600001"
     assert pred.records[2]["revenue"] == -1234.0
@@ -45,4 +49,6 @@ def test_analyst_and_flat_rag_return_one_result_type(make_program, settings, sto
     analysed = make_program()(question="哪家公司资本充足率最高？")
     assert type(flat) is ProgramResult and type(analysed) is ProgramResult
     assert set(flat.keys()) == set(analysed.keys())  # one shape: no caller needs to know which ran
-    assert flat.records == [] and flat.plan is None and flat.retrieved_chunks and not analysed.retrieved_chunks
+    assert (
+        flat.records == [] and flat.plan is None and flat.retrieved_chunks and not analysed.retrieved_chunks
+    )

@@ -19,7 +19,20 @@ def test_a_failed_answer_call_falls_back_to_the_result_and_the_missing_documents
     doc_a = next(d for d in store.catalog.documents() if d.id == "doc-a")
     records = [{"id": "doc-a", "symbol": doc_a.symbol, "year": doc_a.year}]
     failures = [DocumentFailure(doc_id="doc-x", stage="extract", reason="timed out")]
-    pred = answerer(**{"question": "q", "result": f"top: {doc_a.symbol}", "records": records, "facts": [],
-                          "failures": failures, "documents": {"doc-a": doc_a}})  # fmt: skip
-    assert pred.answer == f"Result: top: {doc_a.symbol}\nMissing documents: doc-x (doc-x): extract failed: timed out"
-    assert [(c.doc_id, c.symbol) for c in pred.citations] == [("doc-a", doc_a.symbol)]  # cited by code, LM or not
+    pred = answerer(
+        **{
+            "question": "q",
+            "result": f"top: {doc_a.symbol}",
+            "records": records,
+            "facts": [],
+            "failures": failures,
+            "documents": {"doc-a": doc_a},
+        }
+    )
+    assert (
+        pred.answer
+        == f"Result: top: {doc_a.symbol}\nMissing documents: doc-x (doc-x): extract failed: timed out"
+    )
+    assert [(c.doc_id, c.symbol) for c in pred.citations] == [
+        ("doc-a", doc_a.symbol)
+    ]  # cited by code, LM or not

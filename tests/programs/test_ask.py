@@ -25,8 +25,17 @@ def test_json_output_shape(cli, tmp_path, capsys):
     code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "哪家公司资本充足率最高？"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert set(out) == {"answer", "coverage_line", "coverage", "records", "code", "result", "citations", "missing",
-                        "usage"}
+    assert set(out) == {
+        "answer",
+        "coverage_line",
+        "coverage",
+        "records",
+        "code",
+        "result",
+        "citations",
+        "missing",
+        "usage",
+    }
     assert out["answer"] == "资本充足率最高的是600001。" and len(out["records"]) == 3
     assert out["citations"][0]["symbol"] == "600001" and out["missing"] == []
     assert (tmp_path / "facts.sqlite").exists()  # facts kept next to the index by default
@@ -34,16 +43,51 @@ def test_json_output_shape(cli, tmp_path, capsys):
 
 def test_dataset_scope_strips_gold_and_writes_the_run_folder(cli, tmp_path, capsys):
     dataset = tmp_path / "ds.json"
-    dataset.write_text(json.dumps([{
-        "question_id": "q_1", "question": "哪家公司资本充足率最高？", "final_answer": "GOLD-ANSWER",
-        "source_answer": ["GOLD-SOURCE"],
-        "metadata": [{"id": "doc-a", "symbol": "600001", "year": 2023, "doctype": "A股年报",
-                      "schema": {"value_car": "资本充足率"}, "value_car": 99.99},
-                     {"id": "doc-b", "symbol": "600002", "year": 2023, "doctype": "A股年报", "value_car": 88.88}],
-    }], ensure_ascii=False), encoding="utf-8")  # fmt: skip
+    dataset.write_text(
+        json.dumps(
+            [
+                {
+                    "question_id": "q_1",
+                    "question": "哪家公司资本充足率最高？",
+                    "final_answer": "GOLD-ANSWER",
+                    "source_answer": ["GOLD-SOURCE"],
+                    "metadata": [
+                        {
+                            "id": "doc-a",
+                            "symbol": "600001",
+                            "year": 2023,
+                            "doctype": "A股年报",
+                            "schema": {"value_car": "资本充足率"},
+                            "value_car": 99.99,
+                        },
+                        {
+                            "id": "doc-b",
+                            "symbol": "600002",
+                            "year": 2023,
+                            "doctype": "A股年报",
+                            "value_car": 88.88,
+                        },
+                    ],
+                }
+            ],
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     run_dir = tmp_path / "run"
-    code = ask.main(["--index", str(tmp_path), "--dataset", str(dataset), "--question-id", "q_1",
-                     "--run-dir", str(run_dir), "--no-progress"])  # fmt: skip
+    code = ask.main(
+        [
+            "--index",
+            str(tmp_path),
+            "--dataset",
+            str(dataset),
+            "--question-id",
+            "q_1",
+            "--run-dir",
+            str(run_dir),
+            "--no-progress",
+        ]
+    )
     assert code == 0 and "600001" in capsys.readouterr().out
     prompts = "\n".join(m["content"] for e in cli.history for m in e["messages"])
     assert not any(gold in prompts for gold in ("GOLD", "99.99", "88.88", "value_car"))
@@ -51,8 +95,13 @@ def test_dataset_scope_strips_gold_and_writes_the_run_folder(cli, tmp_path, caps
     assert run_log["question_id"] == "q_1" and set(run_log["doc_interactions"]) == {"doc-a", "doc-b"}
     item = run_log["doc_interactions"]["doc-a"][0]
     assert set(item) == {"ts", "attempt", "prompt", "answer"} and "15.44%" in item["answer"]
-    assert {p.name for p in (run_dir / "trace").iterdir()} == {"plan.json", "extract.json", "normalize.json",
-                                                               "code.json", "answer.json"}  # fmt: skip
+    assert {p.name for p in (run_dir / "trace").iterdir()} == {
+        "plan.json",
+        "extract.json",
+        "normalize.json",
+        "code.json",
+        "answer.json",
+    }
 
 
 def test_no_lm_configured_exits_2_with_the_how_to(monkeypatch, tmp_path, capsys):
@@ -62,12 +111,18 @@ def test_no_lm_configured_exits_2_with_the_how_to(monkeypatch, tmp_path, capsys)
     assert "COLLATE_LM" in err and "openai/gpt-4.1-mini" in err and "localhost:8000/v1" in err
 
 
-@pytest.mark.parametrize(("argv", "fix"), [
-    (["--question-id", "q_1", "q"], "--dataset"),
-    (["--dataset", "missing.json"], "--question-id"),
-    (["--dataset", "missing.json", "--question-id", "q_1"], "no such dataset; pass a MuDABench JSON file"),
-    (["--program", "nope.json", "q"], "program.save"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("argv", "fix"),
+    [
+        (["--question-id", "q_1", "q"], "--dataset"),
+        (["--dataset", "missing.json"], "--question-id"),
+        (
+            ["--dataset", "missing.json", "--question-id", "q_1"],
+            "no such dataset; pass a MuDABench JSON file",
+        ),
+        (["--program", "nope.json", "q"], "program.save"),
+    ],
+)
 def test_bad_input_is_one_line_naming_the_fix(cli, tmp_path, capsys, argv, fix):
     assert ask.main(["--index", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err.strip()
@@ -84,7 +139,9 @@ def test_flat_rag_baseline_from_the_cli(cli, tmp_path, capsys):
 def test_per_stage_model_flags_reach_the_settings(cli, tmp_path, monkeypatch):
     seen = {}
     monkeypatch.setattr(ask, "configure", lambda settings, program: seen.update(settings.as_params()))
-    monkeypatch.setattr(ask, "build", lambda args, settings, store: (lambda **kw: (_ for _ in ()).throw(ValueError("stop"))))
+    monkeypatch.setattr(
+        ask, "build", lambda args, settings, store: lambda **kw: (_ for _ in ()).throw(ValueError("stop"))
+    )
     ask.main(["--index", str(tmp_path), "--lm-extractor", "openai/small", "--no-progress", "q"])
     assert seen["lm_extractor"] == "openai/small" and seen["lm"] == "dummy/test"
 
@@ -114,18 +171,23 @@ def test_help_states_the_real_defaults(capsys):
 
 
 # ---- issue 11: outputs checked before any LM call is paid for; the answer never lost ----------------
-@pytest.mark.parametrize(("make_argv", "fix"), [
-    (lambda d: ["--run-dir", str(d / "a-file")], "--run-dir"),
-    (lambda d: ["--fact-store", str(d / "garbage.sqlite")], "--fact-store"),
-    (lambda d: ["--fact-store", str(d)], "is a folder"),
-    (lambda d: ["--k", "-1"], "k=-1 is out of range"),
-    (lambda d: ["--k", "0"], "k=0 is out of range"),
-    (lambda d: ["--concurrency", "0"], "concurrency=0 is out of range"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("make_argv", "fix"),
+    [
+        (lambda d: ["--run-dir", str(d / "a-file")], "--run-dir"),
+        (lambda d: ["--fact-store", str(d / "garbage.sqlite")], "--fact-store"),
+        (lambda d: ["--fact-store", str(d)], "is a folder"),
+        (lambda d: ["--k", "-1"], "k=-1 is out of range"),
+        (lambda d: ["--k", "0"], "k=0 is out of range"),
+        (lambda d: ["--concurrency", "0"], "concurrency=0 is out of range"),
+    ],
+)
 def test_unusable_outputs_and_values_fail_before_the_first_lm_call(cli, tmp_path, capsys, make_argv, fix):
     (tmp_path / "a-file").write_text("not a folder")
     (tmp_path / "garbage.sqlite").write_bytes(b"this is not a database, it is text" * 100)
-    code = ask.main(["--index", str(tmp_path), "--no-progress", *make_argv(tmp_path), "哪家公司资本充足率最高？"])
+    code = ask.main(
+        ["--index", str(tmp_path), "--no-progress", *make_argv(tmp_path), "哪家公司资本充足率最高？"]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2 and fix in err and err.count("\n") == 0, err
     assert cli.history == []  # nothing was paid for
@@ -148,7 +210,16 @@ def test_the_answer_is_printed_even_when_the_run_folder_cannot_be_written(cli, t
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(ask, "write_run", disk_full)
-    code = ask.main(["--index", str(tmp_path), "--run-dir", str(tmp_path / "run"), "--no-progress", "哪家公司资本充足率最高？"])
+    code = ask.main(
+        [
+            "--index",
+            str(tmp_path),
+            "--run-dir",
+            str(tmp_path / "run"),
+            "--no-progress",
+            "哪家公司资本充足率最高？",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0 and "资本充足率最高的是600001。" in captured.out
     assert "could not write the run folder" in captured.err and "No space left" in captured.err

@@ -11,19 +11,28 @@ from programs.stages.code_writer import CodeWriter, strip_fences
 from programs.stages.warm_sandbox import WarmSandboxes
 from tests.sandbox.processes import descendants, runner_processes
 
-RECORDS = [{"id": f"d{i}", "symbol": f"60000{i}", "year": 2023, "doctype": "A股年报", "ratio": float(i)} for i in range(5)]
+RECORDS = [
+    {"id": f"d{i}", "symbol": f"60000{i}", "year": 2023, "doctype": "A股年报", "ratio": float(i)}
+    for i in range(5)
+]
 
 
 def writer(settings, store) -> CodeWriter:
-    return CodeWriter(WarmSandboxes(), rounds=settings.code_rounds, timeout=settings.sandbox_timeout,
-                      sample_records=settings.sample_records)  # fmt: skip
+    return CodeWriter(
+        WarmSandboxes(),
+        rounds=settings.code_rounds,
+        timeout=settings.sandbox_timeout,
+        sample_records=settings.sample_records,
+    )
 
 
 def test_first_code_errors_and_the_fixed_code_runs_over_all_records(settings, store, use_lm):
-    lm = use_lm(**{
-        "[[ ## error ## ]]": {"fixed_code": "print(int(df['ratio'].sum()), len(df))"},
-        "[[ ## columns ## ]]": {"code": "```python\nprint(df['no_such_column'].sum())\n```"},
-    })  # fmt: skip
+    lm = use_lm(
+        **{
+            "[[ ## error ## ]]": {"fixed_code": "print(int(df['ratio'].sum()), len(df))"},
+            "[[ ## columns ## ]]": {"code": "```python\nprint(df['no_such_column'].sum())\n```"},
+        }
+    )
     out = writer(settings, store)(question="sum?", columns="ratio", records=RECORDS)
     assert out.ok and out.result == "10 5"  # all five records, not just the sample
     assert len(out.attempts) == 2 and "KeyError" in out.attempts[0]["error"]
@@ -31,8 +40,12 @@ def test_first_code_errors_and_the_fixed_code_runs_over_all_records(settings, st
 
 
 def test_gives_up_after_three_fix_rounds(settings, store, use_lm):
-    lm = use_lm(**{"[[ ## error ## ]]": {"fixed_code": "raise ValueError('still broken')"},
-                   "[[ ## columns ## ]]": {"code": "1/0"}})  # fmt: skip
+    lm = use_lm(
+        **{
+            "[[ ## error ## ]]": {"fixed_code": "raise ValueError('still broken')"},
+            "[[ ## columns ## ]]": {"code": "1/0"},
+        }
+    )
     out = writer(settings, store)(question="q", columns="ratio", records=RECORDS)
     assert not out.ok and len(out.attempts) == 4 and len(lm.history) == 4
     assert out.result.startswith("ERROR:") and "still broken" in out.result
@@ -83,7 +96,9 @@ def test_a_failed_write_code_call_closes_the_sandbox_started_for_it(settings, st
     assert not (descendants() - before)
 
 
-def test_warm_up_starts_the_first_sandbox_before_the_records_exist_and_it_is_used_once(settings, store, monkeypatch):
+def test_warm_up_starts_the_first_sandbox_before_the_records_exist_and_it_is_used_once(
+    settings, store, monkeypatch
+):
     started = []
     cw = writer(settings, store)
     real_start = cw.sandboxes.start
@@ -119,7 +134,9 @@ def test_copies_of_the_program_share_the_warm_sandboxes(settings, store):
 
     cw = writer(settings, store)
     twin = copy.deepcopy(cw)
-    assert twin.sandboxes is cw.sandboxes and twin.write_code is not cw.write_code  # processes are never copied
+    assert (
+        twin.sandboxes is cw.sandboxes and twin.write_code is not cw.write_code
+    )  # processes are never copied
 
 
 class FailingFixer:
@@ -150,7 +167,9 @@ def test_an_interrupted_write_call_closes_the_sandbox_started_for_it(settings, s
     assert not (descendants() - before)
 
 
-def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started_for_it(settings, store, use_lm):
+def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started_for_it(
+    settings, store, use_lm
+):
     use_lm(**{"[[ ## columns ## ]]": {"code": "1/0"}})
     cw = writer(settings, store)
     cw.fix_code = FailingFixer()

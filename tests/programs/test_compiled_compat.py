@@ -17,21 +17,41 @@ EXPECTED = {
     "answer": "资本充足率最高的是600001。",
     "result": '{"top": "600001"}',
     "records": [
-        {"id": "doc-a", "symbol": "600001", "year": 2023, "doctype": "A股年报", "capital_adequacy_ratio": 15.44,
-         "revenue": 32390060000.0},
-        {"id": "doc-b", "symbol": "600002", "year": 2023, "doctype": "A股年报", "capital_adequacy_ratio": 12.1,
-         "revenue": 150000000.0},
-        {"id": "doc-c", "symbol": "600003", "year": 2023, "doctype": "A股年报", "capital_adequacy_ratio": 13.0,
-         "revenue": -1234.0},
+        {
+            "id": "doc-a",
+            "symbol": "600001",
+            "year": 2023,
+            "doctype": "A股年报",
+            "capital_adequacy_ratio": 15.44,
+            "revenue": 32390060000.0,
+        },
+        {
+            "id": "doc-b",
+            "symbol": "600002",
+            "year": 2023,
+            "doctype": "A股年报",
+            "capital_adequacy_ratio": 12.1,
+            "revenue": 150000000.0,
+        },
+        {
+            "id": "doc-c",
+            "symbol": "600003",
+            "year": 2023,
+            "doctype": "A股年报",
+            "capital_adequacy_ratio": 13.0,
+            "revenue": -1234.0,
+        },
     ],
-}  # fmt: skip
+}
 
 
 def test_a_program_saved_before_the_restructure_loads_every_predictor(settings, store):
     program = build_program(settings, store)
     program.load(str(SAVED))
     saved = json.loads(SAVED.read_text(encoding="utf-8"))
-    assert program.extractor.extract.signature.instructions.startswith("Read the passages and answer every field")
+    assert program.extractor.extract.signature.instructions.startswith(
+        "Read the passages and answer every field"
+    )
     assert program.planner.plan.demos[0]["question"] == "哪家银行资本充足率最高？"
     assert program.answerer.answer.demos[0]["answer"] == "600001"
     state = program.dump_state()

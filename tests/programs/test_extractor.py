@@ -19,9 +19,15 @@ def test_one_call_per_document_with_page_prefixed_deduplicated_passages(make_pro
     program = make_program()
     program(question="q")
     assert sorted(extraction_calls(lm)) == ["doc-a", "doc-b", "doc-c"]
-    prompt = next(e["messages"][-1]["content"] for e in lm.history if "(id doc-a)" in e["messages"][-1]["content"])
+    prompt = next(
+        e["messages"][-1]["content"] for e in lm.history if "(id doc-a)" in e["messages"][-1]["content"]
+    )
     assert prompt.count("[page 3] 资本充足率为15.44%") == 1  # three queries returned it, sent once
-    assert {q for d, q in store.searches if d == "doc-a"} == {"资本充足率", "营业收入", "资本充足率和营业收入是多少？"}
+    assert {q for d, q in store.searches if d == "doc-a"} == {
+        "资本充足率",
+        "营业收入",
+        "资本充足率和营业收入是多少？",
+    }
 
 
 def test_failed_document_is_recorded_and_the_others_complete(make_program, use_lm):
@@ -68,7 +74,9 @@ def test_a_failed_document_is_reported_and_progress_still_counts_it(make_program
 def test_thread_progress_counts_every_document(make_program, use_lm):
     use_lm()
     seen = []
-    make_program(concurrency=3)(question="q", on_progress=lambda done, total, o: seen.append((done, total, o.doc_id)))
+    make_program(concurrency=3)(
+        question="q", on_progress=lambda done, total, o: seen.append((done, total, o.doc_id))
+    )
     assert [s[:2] for s in seen] == [(1, 3), (2, 3), (3, 3)]
     assert sorted(s[2] for s in seen) == ["doc-a", "doc-b", "doc-c"]
 
@@ -102,12 +110,26 @@ def test_reply_field_names_are_matched_leniently():
     from programs.stages.extractor import match_values
     from signatures.types import ExtractedValue, FieldSpec
 
-    specs = [FieldSpec(name="capital_adequacy_ratio", description="a"), FieldSpec(name="revenue", description="b")]
-    mangled = [ExtractedValue(field="Capital Adequacy Ratio", disclosed=True, value="1"),
-               ExtractedValue(field="Revenue", disclosed=True, value="2")]  # fmt: skip
-    assert {k: v.value for k, v in match_values(specs, mangled).items()} == {"capital_adequacy_ratio": "1", "revenue": "2"}
-    unnamed = [ExtractedValue(field="f1", disclosed=True, value="1"), ExtractedValue(field="f2", disclosed=True, value="2")]
-    assert {k: v.value for k, v in match_values(specs, unnamed).items()} == {"capital_adequacy_ratio": "1", "revenue": "2"}
+    specs = [
+        FieldSpec(name="capital_adequacy_ratio", description="a"),
+        FieldSpec(name="revenue", description="b"),
+    ]
+    mangled = [
+        ExtractedValue(field="Capital Adequacy Ratio", disclosed=True, value="1"),
+        ExtractedValue(field="Revenue", disclosed=True, value="2"),
+    ]
+    assert {k: v.value for k, v in match_values(specs, mangled).items()} == {
+        "capital_adequacy_ratio": "1",
+        "revenue": "2",
+    }
+    unnamed = [
+        ExtractedValue(field="f1", disclosed=True, value="1"),
+        ExtractedValue(field="f2", disclosed=True, value="2"),
+    ]
+    assert {k: v.value for k, v in match_values(specs, unnamed).items()} == {
+        "capital_adequacy_ratio": "1",
+        "revenue": "2",
+    }
     assert match_values(specs, unnamed[:1]) == {}  # counts disagree: nothing guessed
 
 
@@ -134,18 +156,43 @@ def test_only_lm_calls_are_bounded_and_retrieval_runs_ahead(make_program, use_lm
     monkeypatch.setattr(program.extractor.extract, "forward", slow_extract)
     program.extractor(assignments=program.planner(question="q", scope=None).assignments)
     assert peak[0] == 1  # concurrency=1: never two LM calls at once
-    assert retrieved_when_first_call_ends[0] == 3  # every document's passages were fetched during the first call
+    assert (
+        retrieved_when_first_call_ends[0] == 3
+    )  # every document's passages were fetched during the first call
 
 
-def test_the_planners_search_terms_reach_retrieval_next_to_the_description(make_program, use_lm, store, reply_for):
-    plan = {"subqueries": [{**reply_for.plan["subqueries"][0], "fields": [
-        {"name": "capital_adequacy_ratio", "description": "资本充足率", "type": "percent", "unit": "percent",
-         "search_terms": ["资本充足率", "监管资本"]},
-        {"name": "revenue", "description": "营业收入", "type": "number", "unit": "CNY", "search_terms": "营业总收入；利润表"},
-    ]}]}  # fmt: skip
+def test_the_planners_search_terms_reach_retrieval_next_to_the_description(
+    make_program, use_lm, store, reply_for
+):
+    plan = {
+        "subqueries": [
+            {
+                **reply_for.plan["subqueries"][0],
+                "fields": [
+                    {
+                        "name": "capital_adequacy_ratio",
+                        "description": "资本充足率",
+                        "type": "percent",
+                        "unit": "percent",
+                        "search_terms": ["资本充足率", "监管资本"],
+                    },
+                    {
+                        "name": "revenue",
+                        "description": "营业收入",
+                        "type": "number",
+                        "unit": "CNY",
+                        "search_terms": "营业总收入；利润表",
+                    },
+                ],
+            }
+        ]
+    }
     use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "terms", "plan": plan}})
     pred = make_program()(question="q")
     searches = {s[1:] for s in store.searches if s[0] == "doc-a"}
     assert {("资本充足率", ("资本充足率", "监管资本")), ("营业收入", ("营业总收入", "利润表"))} <= searches
-    assert pred.plan.fields()[1].search_terms == ["营业总收入", "利润表"]  # one string split, not a failed plan
+    assert pred.plan.fields()[1].search_terms == [
+        "营业总收入",
+        "利润表",
+    ]  # one string split, not a failed plan
     assert pred.records[0]["capital_adequacy_ratio"] == 15.44

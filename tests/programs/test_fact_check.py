@@ -18,19 +18,38 @@ class PagedStore(TinyStore):
 
 
 def reply(car: str, car_quote: str, car_page: int, revenue: str, rev_quote: str, rev_page: int) -> dict:
-    return {"values": [
-        {"field": "capital_adequacy_ratio", "disclosed": True, "value": car, "unit": "%", "quote": car_quote,
-         "page": car_page},
-        {"field": "revenue", "disclosed": True, "value": revenue, "unit": None, "quote": rev_quote, "page": rev_page},
-    ]}  # fmt: skip
+    return {
+        "values": [
+            {
+                "field": "capital_adequacy_ratio",
+                "disclosed": True,
+                "value": car,
+                "unit": "%",
+                "quote": car_quote,
+                "page": car_page,
+            },
+            {
+                "field": "revenue",
+                "disclosed": True,
+                "value": revenue,
+                "unit": None,
+                "quote": rev_quote,
+                "page": rev_page,
+            },
+        ]
+    }
 
 
-FABRICATED = reply("14.00%", "资本充足率 13.00%", 2, "(1,234)", "营业收入 (1,234) 元", 5)  # a value not on the page
+FABRICATED = reply(
+    "14.00%", "资本充足率 13.00%", 2, "(1,234)", "营业收入 (1,234) 元", 5
+)  # a value not on the page
 REPLIES = {
     # the repair call carries the check's reason as feedback: the LM insists on the invented value
     "does not print the value": {"values": [FABRICATED["values"][0]]},
     "(id doc-a)": reply("15.44%", "资本充足率为15.44%", 3, "3,239,006 万元", "营业收入 3,239,006 万元", 4),
-    "(id doc-b)": reply("12.10%", "资本充足率 12.10%", 9, "1.5亿元", "营业收入 1.5亿元", 8),  # page 9: wrong, it is 7
+    "(id doc-b)": reply(
+        "12.10%", "资本充足率 12.10%", 9, "1.5亿元", "营业收入 1.5亿元", 8
+    ),  # page 9: wrong, it is 7
     "(id doc-c)": FABRICATED,
 }
 
@@ -40,7 +59,9 @@ def run(settings, use_lm, tmp_path):
     def go(**changes):
         lm = use_lm(**REPLIES)
         store = PagedStore()
-        program = build_program(settings.replace(**changes), store, facts=FactStore(tmp_path / "facts.sqlite"))
+        program = build_program(
+            settings.replace(**changes), store, facts=FactStore(tmp_path / "facts.sqlite")
+        )
         return program(question="哪家公司资本充足率最高？"), lm
 
     return go
@@ -54,19 +75,27 @@ def test_facts_get_verdicts_pages_are_corrected_and_one_repair_call_is_made(run)
     assert verdicts[("doc-c", "capital_adequacy_ratio")][0] == "value_not_in_quote"
     assert verdicts[("doc-c", "revenue")] == ("verified", 5)
     repairs = [e for e in lm.history if "does not print the value" in e["messages"][-1]["content"]]
-    assert len(repairs) == 1 and pred.trace["extract"]["repair_calls"] == 1  # at most one extra call per document
+    assert (
+        len(repairs) == 1 and pred.trace["extract"]["repair_calls"] == 1
+    )  # at most one extra call per document
     assert "capital_adequacy_ratio" in repairs[0]["messages"][-1]["content"]
 
 
 def test_an_unverified_fact_is_flagged_left_out_of_the_result_and_named_in_the_coverage(run):
     pred, _ = run()
     c = next(r for r in pred.records if r["id"] == "doc-c")
-    assert c["capital_adequacy_ratio"] == 14.0 and c["unverified"] == "capital_adequacy_ratio"  # kept, flagged
+    assert (
+        c["capital_adequacy_ratio"] == 14.0 and c["unverified"] == "capital_adequacy_ratio"
+    )  # kept, flagged
     coded = pred.trace["code"]["attempts"][0]
     assert coded["ok"] and '"top": "600001"' in pred.result
     assert pred.coverage["documents_in_scope"] == 3 and pred.coverage["documents_used"] == 3
-    assert [(u["symbol"], u["status"]) for u in pred.coverage["unverified"]] == [("600003", "value_not_in_quote")]
-    assert pred.coverage_line == "依据：3份文件中的3份；1项未经核实：600003（引文中无此数值）。".replace("（", " (").replace("）", ")")
+    assert [(u["symbol"], u["status"]) for u in pred.coverage["unverified"]] == [
+        ("600003", "value_not_in_quote")
+    ]
+    assert pred.coverage_line == "依据：3份文件中的3份；1项未经核实：600003（引文中无此数值）。".replace(
+        "（", " ("
+    ).replace("）", ")")
 
 
 def test_a_setting_keeps_unverified_facts_in_the_computation(run, monkeypatch):
@@ -103,8 +132,16 @@ def test_a_count_read_off_the_quoted_lines_is_checked_by_its_quote_only():
     from signatures.types import Fact
 
     pages = {2: "乔莉敏 副董事长、行长 女 50\n王芳 董事 女 45\n李娜 监事 女 41", 3: "其他"}
-    count = Fact(doc_id="d", field="female_executive_count", value="3", unit="人", quote="乔莉敏 副董事长、行长 女 50",
-                 page=2, field_type="integer", field_unit="people")  # fmt: skip
+    count = Fact(
+        doc_id="d",
+        field="female_executive_count",
+        value="3",
+        unit="人",
+        quote="乔莉敏 副董事长、行长 女 50",
+        page=2,
+        field_type="integer",
+        field_unit="people",
+    )
     assert checked(count, pages).verdict == "verified"
     assert checked(count.model_copy(update={"page": 3}), pages).verdict == "page_corrected"
     ratio = count.model_copy(update={"field_unit": "percent", "field_type": "percent"})

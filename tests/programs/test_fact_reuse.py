@@ -13,29 +13,57 @@ CAR = FieldSpec(name="capital_adequacy_ratio", description="资本充足率", ty
 
 
 def plan_reply(reply_for, description: str, unit: str = "percent") -> dict:
-    plan = {"subqueries": [{**reply_for.plan["subqueries"][0], "fields": [
-        {"name": "capital_adequacy_ratio", "description": description, "type": "percent", "unit": unit}]}]}  # fmt: skip
+    plan = {
+        "subqueries": [
+            {
+                **reply_for.plan["subqueries"][0],
+                "fields": [
+                    {
+                        "name": "capital_adequacy_ratio",
+                        "description": description,
+                        "type": "percent",
+                        "unit": unit,
+                    }
+                ],
+            }
+        ]
+    }
     return {"[[ ## catalog ## ]]": {"reasoning": "reworded", "plan": plan}}
 
 
 def extraction_calls(lm) -> list[str]:
-    return [d for e in lm.history for d in ("doc-a", "doc-b", "doc-c") if f"(id {d})" in e["messages"][-1]["content"]]
+    return [
+        d
+        for e in lm.history
+        for d in ("doc-a", "doc-b", "doc-c")
+        if f"(id {d})" in e["messages"][-1]["content"]
+    ]
 
 
-def test_a_reworded_description_reuses_the_fact_and_the_merge_is_in_the_trace(make_program, use_lm, reply_for, tmp_path):
+def test_a_reworded_description_reuses_the_fact_and_the_merge_is_in_the_trace(
+    make_program, use_lm, reply_for, tmp_path
+):
     facts = FactStore(tmp_path / "facts.sqlite")
     use_lm(**plan_reply(reply_for, "资本充足率"))
     first = make_program(facts=facts)(question="q")
     lm = use_lm(**plan_reply(reply_for, "期末资本充足率（%）"))
     second = make_program(facts=facts)(question="q")
     assert extraction_calls(lm) == []  # every document's value came from the store
-    assert [r["capital_adequacy_ratio"] for r in second.records] == [r["capital_adequacy_ratio"] for r in first.records]
+    assert [r["capital_adequacy_ratio"] for r in second.records] == [
+        r["capital_adequacy_ratio"] for r in first.records
+    ]
     merges = second.trace["extract"]["merges"]
     assert {m["doc_id"] for m in merges} == {"doc-a", "doc-b", "doc-c"}
-    assert merges[0]["asked"] == "期末资本充足率（%）" and merges[0]["stored"] == "资本充足率" and "core" in merges[0]["how"]
+    assert (
+        merges[0]["asked"] == "期末资本充足率（%）"
+        and merges[0]["stored"] == "资本充足率"
+        and "core" in merges[0]["how"]
+    )
 
 
-def test_a_different_unit_or_meaning_under_the_same_name_is_asked_again(make_program, use_lm, reply_for, tmp_path):
+def test_a_different_unit_or_meaning_under_the_same_name_is_asked_again(
+    make_program, use_lm, reply_for, tmp_path
+):
     facts = FactStore(tmp_path / "facts.sqlite")
     use_lm(**plan_reply(reply_for, "资本充足率"))
     make_program(facts=facts)(question="q")
@@ -81,7 +109,11 @@ def test_the_planner_is_shown_the_fields_the_store_already_holds(make_program, u
     lm = use_lm()
     make_program(facts=facts)(question="q")
     plan_prompt = lm.history[0]["messages"][-1]["content"]
-    assert "known_fields" in plan_prompt and "capital_adequacy_ratio" in plan_prompt and "营业收入" in plan_prompt
+    assert (
+        "known_fields" in plan_prompt
+        and "capital_adequacy_ratio" in plan_prompt
+        and "营业收入" in plan_prompt
+    )
     assert [f.name for f in facts.known_fields(["doc-a"])] == ["capital_adequacy_ratio", "revenue"]
     assert facts.known_fields(["doc-esg"]) == []
 
@@ -89,12 +121,16 @@ def test_the_planner_is_shown_the_fields_the_store_already_holds(make_program, u
 def test_a_fact_store_written_before_reuse_by_meaning_opens_and_is_used(tmp_path):
     path = tmp_path / "old.sqlite"
     with sqlite3.connect(path) as conn:  # the first release's table, without field_type / field_unit
-        conn.execute("CREATE TABLE facts (doc_id TEXT NOT NULL, field TEXT NOT NULL, description TEXT NOT NULL, "
-                     "disclosed INTEGER NOT NULL, value TEXT, unit TEXT, quote TEXT, page INTEGER, model TEXT NOT NULL "
-                     "DEFAULT '', prompt_version TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL DEFAULT "
-                     "(datetime('now')), PRIMARY KEY (doc_id, field, description))")  # fmt: skip
-        conn.execute("INSERT INTO facts (doc_id, field, description, disclosed, value) VALUES "
-                     "('doc-a', 'capital_adequacy_ratio', '资本充足率', 1, '15.44%')")  # fmt: skip
+        conn.execute(
+            "CREATE TABLE facts (doc_id TEXT NOT NULL, field TEXT NOT NULL, description TEXT NOT NULL, "
+            "disclosed INTEGER NOT NULL, value TEXT, unit TEXT, quote TEXT, page INTEGER, model TEXT NOT NULL "
+            "DEFAULT '', prompt_version TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL DEFAULT "
+            "(datetime('now')), PRIMARY KEY (doc_id, field, description))"
+        )
+        conn.execute(
+            "INSERT INTO facts (doc_id, field, description, disclosed, value) VALUES "
+            "('doc-a', 'capital_adequacy_ratio', '资本充足率', 1, '15.44%')"
+        )
     store = FactStore(path)
     known, merges = store.lookup("doc-a", [CAR], Reuse(any_model=True))
     assert known["capital_adequacy_ratio"].value == "15.44%" and merges == []

@@ -7,7 +7,9 @@ from programs.flat_rag import build_flat_rag
 
 def test_budget_is_k_times_documents_and_metadata_is_optional(settings, store, use_lm):
     lm = use_lm(**{"[[ ## passages ## ]]": {"answer": "600001"}})
-    pred = build_flat_rag(settings.replace(k=1), store, with_metadata=True)(question="q", doc_ids=["doc-a", "doc-b"])
+    pred = build_flat_rag(settings.replace(k=1), store, with_metadata=True)(
+        question="q", doc_ids=["doc-a", "doc-b"]
+    )
     assert pred.answer == "600001" and len(pred.retrieved_chunks) == 2  # k=1 x 2 documents
     assert "[600001 2023 A股年报, page 3]" in lm.history[-1]["messages"][-1]["content"]
     assert {c.doc_id for c in pred.citations} == {"doc-a"}  # TinyStore ranks doc-a's pages first

@@ -7,10 +7,17 @@ import pytest
 from signatures.types import ExtractedValue, FieldSpec, Restriction
 
 
-@pytest.mark.parametrize(("type_", "unit", "expected"), [
-    ("float", "RMB", ("number", "CNY")), ("str", None, ("string", "none")), ("percentage", "%", ("percent", "percent")),
-    ("int", "股", ("integer", "shares")), ("number", "furlongs", ("number", "none")), ("number", "USD", ("number", "USD")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("type_", "unit", "expected"),
+    [
+        ("float", "RMB", ("number", "CNY")),
+        ("str", None, ("string", "none")),
+        ("percentage", "%", ("percent", "percent")),
+        ("int", "股", ("integer", "shares")),
+        ("number", "furlongs", ("number", "none")),
+        ("number", "USD", ("number", "USD")),
+    ],
+)
 def test_field_spec_synonyms(type_, unit, expected):
     spec = FieldSpec(name="x", description="x", type=type_, unit=unit)
     assert (spec.type, spec.unit) == expected

@@ -7,9 +7,11 @@ from dspy.utils.exceptions import LMAuthError, LMRateLimitError, LMTimeoutError,
 from programs.runtime.lm_errors import lm_error_reason
 
 # DSPy 3.4's native engine, verbatim from a llama.cpp run (issue 16)
-READ_TIMEOUT = ("read timed out waiting for headers from http://127.0.0.1:8080/v1/chat/completions: no bytes for "
-                "120s; this is lm15's read timeout, not a server failure — raise it with Timeouts(read=...) if the "
-                "model needs longer")  # fmt: skip
+READ_TIMEOUT = (
+    "read timed out waiting for headers from http://127.0.0.1:8080/v1/chat/completions: no bytes for "
+    "120s; this is lm15's read timeout, not a server failure — raise it with Timeouts(read=...) if the "
+    "model needs longer"
+)
 
 
 def test_a_read_timeout_names_collate_timeout_and_not_the_library_call():

@@ -22,16 +22,22 @@ from tests.fakes.server import FakeLMServer, Fault
 from tests.sandbox.processes import runner_processes
 
 STAGE_KINDS = ("plan", "extract", "normalize", "write_code", "answer")
-LIMITS = {"COLLATE_MAX_TOKENS_PLANNER": "1111", "COLLATE_MAX_TOKENS_EXTRACTOR": "222",
-          "COLLATE_MAX_TOKENS_NORMALIZER": "444", "COLLATE_MAX_TOKENS_CODER": "1555",
-          "COLLATE_MAX_TOKENS_ANSWER": "333"}  # fmt: skip
+LIMITS = {
+    "COLLATE_MAX_TOKENS_PLANNER": "1111",
+    "COLLATE_MAX_TOKENS_EXTRACTOR": "222",
+    "COLLATE_MAX_TOKENS_NORMALIZER": "444",
+    "COLLATE_MAX_TOKENS_CODER": "1555",
+    "COLLATE_MAX_TOKENS_ANSWER": "333",
+}
 EXPECTED = {"plan": 1111, "extract": 222, "normalize": 444, "write_code": 1555, "answer": 333}
 
 
 @pytest.fixture
 def item(small_corpus):
-    items = sorted((i for i in dataset_items(small_corpus[0]) if len(i["metadata"]) >= 2),
-                   key=lambda i: len(i["metadata"]))  # fmt: skip
+    items = sorted(
+        (i for i in dataset_items(small_corpus[0]) if len(i["metadata"]) >= 2),
+        key=lambda i: len(i["metadata"]),
+    )
     return items[0]
 
 
@@ -47,15 +53,27 @@ def local_env(server, monkeypatch, **settings):
 
 
 def run_ask(small_corpus, item, tmp_path, capsys):
-    code = ask.main(["--index", str(small_corpus[1]), "--dataset", str(small_corpus[0] / "dataset.json"),
-                     "--question-id", item["question_id"], "--json", "--no-progress",
-                     "--fact-store", str(tmp_path / "facts.sqlite")])  # fmt: skip
+    code = ask.main(
+        [
+            "--index",
+            str(small_corpus[1]),
+            "--dataset",
+            str(small_corpus[0] / "dataset.json"),
+            "--question-id",
+            item["question_id"],
+            "--json",
+            "--no-progress",
+            "--fact-store",
+            str(tmp_path / "facts.sqlite"),
+        ]
+    )
     captured = capsys.readouterr()
     return code, (json.loads(captured.out) if code == 0 else None), captured.err
 
 
-def test_each_stage_sends_its_own_limit_as_max_tokens_and_its_json_schema(small_corpus, item, monkeypatch, capsys,
-                                                                         tmp_path):  # fmt: skip
+def test_each_stage_sends_its_own_limit_as_max_tokens_and_its_json_schema(
+    small_corpus, item, monkeypatch, capsys, tmp_path
+):
     with FakeLMServer(Brain()) as server:
         local_env(server, monkeypatch, **LIMITS)
         code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
@@ -75,8 +93,9 @@ def test_each_stage_sends_its_own_limit_as_max_tokens_and_its_json_schema(small_
         assert schema["type"] == "json_schema" and schema["json_schema"]["schema"]["properties"], schema
 
 
-def test_structured_off_sends_no_response_format_and_the_text_format_still_answers(small_corpus, item, monkeypatch,
-                                                                                   capsys, tmp_path):  # fmt: skip
+def test_structured_off_sends_no_response_format_and_the_text_format_still_answers(
+    small_corpus, item, monkeypatch, capsys, tmp_path
+):
     with FakeLMServer(Brain()) as server:
         local_env(server, monkeypatch, COLLATE_STRUCTURED="off")
         code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
@@ -92,7 +111,9 @@ def test_the_limit_name_follows_the_endpoint_or_the_setting():
     local = Settings(lm="openai/m", api_base="http://127.0.0.1:8080/v1")
     hosted = Settings(lm="openai/gpt-4.1-mini")
     assert token_param(local) == "max_tokens" and token_param(hosted) == "max_completion_tokens"
-    assert token_param(Settings(lm="openai/m", api_base="https://api.openai.com/v1")) == "max_completion_tokens"
+    assert (
+        token_param(Settings(lm="openai/m", api_base="https://api.openai.com/v1")) == "max_completion_tokens"
+    )
     assert token_param(local.replace(token_param="max_completion_tokens")) == "max_completion_tokens"
     assert structured_mode(local) == "json_schema" and structured_mode(hosted) == "off"
     assert structured_mode(local.replace(structured="off")) == "off"
@@ -105,13 +126,24 @@ def test_the_limit_name_follows_the_endpoint_or_the_setting():
         Settings(structured="yes")
     with pytest.raises(ValueError, match="COLLATE_MAX_TOKENS_PLANNER"):
         Settings(max_tokens_planner=0)
-    assert Settings.from_env(environ={"COLLATE_MAX_TOKENS_CODER": "2000"}, require_lm=False).max_tokens_for("coder") == 2000
+    assert (
+        Settings.from_env(environ={"COLLATE_MAX_TOKENS_CODER": "2000"}, require_lm=False).max_tokens_for(
+            "coder"
+        )
+        == 2000
+    )
 
 
 def test_max_completion_tokens_is_sent_when_the_setting_asks_for_it():
     with FakeLMServer(Brain()) as server:
-        settings = Settings(lm=f"openai/{server.model_name}", api_base=server.url, api_key="x", cache=False,
-                            token_param="max_completion_tokens", max_tokens=77)  # fmt: skip
+        settings = Settings(
+            lm=f"openai/{server.model_name}",
+            api_base=server.url,
+            api_key="x",
+            cache=False,
+            token_param="max_completion_tokens",
+            max_tokens=77,
+        )
         build_lm(settings)("Say hi.")
         (request,) = [r.request for r in server.records]
     assert request["max_completion_tokens"] == 77 and "max_tokens" not in request
@@ -131,12 +163,14 @@ def stop_warm_sandboxes():
             pass
 
 
-def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(small_corpus, item, monkeypatch,
-                                                                               capsys, tmp_path, caplog,
-                                                                               stop_warm_sandboxes):  # fmt: skip
+def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(
+    small_corpus, item, monkeypatch, capsys, tmp_path, caplog, stop_warm_sandboxes
+):
     hang = Fault("hang", when=lambda messages: "catalog" in json.dumps(messages))  # the planner's call
     with FakeLMServer(Brain(), faults=[hang], hang_seconds=4.0) as server:
-        local_env(server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5")
+        local_env(
+            server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5"
+        )
         with caplog.at_level(logging.WARNING, logger="programs.runtime.lm_progress"):
             code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
     assert code == 0, err  # an honest end: no answer, every document accounted
@@ -149,13 +183,16 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(s
     assert "COLLATE_TIMEOUT / --timeout" in waiting[0]
 
 
-def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(small_corpus, item, monkeypatch, capsys,
-                                                                            tmp_path):  # fmt: skip
+def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(
+    small_corpus, item, monkeypatch, capsys, tmp_path
+):
     from programs.runtime.lm_progress import current_watch
     from tests.fakes.chat_format import call_kind
 
     first = sorted(row["id"] for row in item["metadata"])[0]
-    garbled = Fault("malformed", when=lambda messages: call_kind(messages) == "extract" and first in json.dumps(messages))
+    garbled = Fault(
+        "malformed", when=lambda messages: call_kind(messages) == "extract" and first in json.dumps(messages)
+    )
     with FakeLMServer(Brain(), faults=[garbled]) as server:
         local_env(server, monkeypatch, COLLATE_REPAIR_FACTS="false")
         code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
@@ -172,9 +209,16 @@ def test_json_object_sends_the_schema_in_llama_cpp_python_s_spelling():
     from programs.runtime.lm_endpoint import SchemaJSONAdapter, apply_structured
 
     with FakeLMServer(Brain()) as server:
-        settings = Settings(lm=f"openai/{server.model_name}", api_base=server.url, api_key="x", cache=False,
-                            structured="json_object")  # fmt: skip
-        assert apply_structured(settings) == "json_object" and isinstance(dspy.settings.adapter, SchemaJSONAdapter)
+        settings = Settings(
+            lm=f"openai/{server.model_name}",
+            api_base=server.url,
+            api_key="x",
+            cache=False,
+            structured="json_object",
+        )
+        assert apply_structured(settings) == "json_object" and isinstance(
+            dspy.settings.adapter, SchemaJSONAdapter
+        )
         with dspy.context(lm=build_lm(settings)):
             dspy.Predict("question -> answer")(question="What is 2+2?")
         (request,) = [r.request for r in server.records]

@@ -10,7 +10,9 @@ FIELDS = [
     FieldSpec(name="auditor", description="会计师事务所", type="string", unit="none"),
     FieldSpec(name="big4", description="是否四大", type="boolean", unit="none"),
 ]
-DOCS = {d: Document(id=d, symbol=s, year=2022, doctype="A股年报") for d, s in (("d1", "600001"), ("d2", "600002"))}
+DOCS = {
+    d: Document(id=d, symbol=s, year=2022, doctype="A股年报") for d, s in (("d1", "600001"), ("d2", "600002"))
+}
 
 
 def facts(ratio_d2: str) -> list[Fact]:
@@ -32,16 +34,32 @@ def test_rules_handle_parseable_values_without_an_lm_call(settings, store, use_l
     out = normalizer(settings, store)(fields=FIELDS, facts=facts("12.1%"), documents=DOCS)
     assert lm.history == []
     assert out.records == [
-        {"id": "d1", "symbol": "600001", "year": 2022, "doctype": "A股年报", "ratio": 15.44, "auditor": "普华永道",
-         "big4": True},
-        {"id": "d2", "symbol": "600002", "year": 2022, "doctype": "A股年报", "ratio": 12.1, "auditor": None,
-         "big4": None},
-    ]  # fmt: skip
+        {
+            "id": "d1",
+            "symbol": "600001",
+            "year": 2022,
+            "doctype": "A股年报",
+            "ratio": 15.44,
+            "auditor": "普华永道",
+            "big4": True,
+        },
+        {
+            "id": "d2",
+            "symbol": "600002",
+            "year": 2022,
+            "doctype": "A股年报",
+            "ratio": 12.1,
+            "auditor": None,
+            "big4": None,
+        },
+    ]
 
 
 def test_lm_normalizes_what_rules_cannot(settings, store, use_lm):
     lm = use_lm(**{"[[ ## items ## ]]": {"values": [{"key": "d2:ratio", "value": 13.5}]}})
-    out = normalizer(settings, store)(fields=FIELDS, facts=facts("thirteen and a half percent"), documents=DOCS)
+    out = normalizer(settings, store)(
+        fields=FIELDS, facts=facts("thirteen and a half percent"), documents=DOCS
+    )
     assert len(lm.history) == 1 and "thirteen and a half percent" in lm.history[0]["messages"][-1]["content"]
     assert out.records[1]["ratio"] == 13.5 and out.notes["d2:ratio"] == "normalized by LM"
 
@@ -55,11 +73,16 @@ def test_invalid_lm_value_is_reasked_once_then_null_with_reason(settings, store,
 
 
 def test_values_are_batched(settings, store, use_lm):
-    lm = use_lm(**{"[[ ## items ## ]]": {"values": [{"key": "d1:ratio", "value": 1.0}, {"key": "d2:ratio", "value": 2.0}]}})
+    lm = use_lm(
+        **{
+            "[[ ## items ## ]]": {
+                "values": [{"key": "d1:ratio", "value": 1.0}, {"key": "d2:ratio", "value": 2.0}]
+            }
+        }
+    )
     fs = facts("about two")
     fs[0] = fs[0].model_copy(update={"value": "about one"})
-    out = Normalizer(batch_size=10)(fields=FIELDS, facts=fs,
-                                                                                  documents=DOCS)  # fmt: skip
+    out = Normalizer(batch_size=10)(fields=FIELDS, facts=fs, documents=DOCS)
     assert len(lm.history) == 1 and [r["ratio"] for r in out.records] == [1.0, 2.0]
 
 
@@ -87,7 +110,6 @@ class DownNormalizer:
     def __call__(self, **inputs):
         self.calls += 1
         raise RuntimeError("normalizer LM down")
-
 
 
 def test_a_failed_normalizer_call_is_retried_once_then_null_with_the_reason(settings, store):

@@ -6,16 +6,24 @@ from programs.stages.planner import Planner, column_name
 
 
 def plan_with(restriction: dict, name: str = "ratio") -> dict:
-    return {"subqueries": [{"query": "q", "restriction": restriction,
-                            "fields": [{"name": name, "description": "资本充足率", "type": "percent",
-                                        "unit": "percent"}]}]}  # fmt: skip
+    return {
+        "subqueries": [
+            {
+                "query": "q",
+                "restriction": restriction,
+                "fields": [{"name": name, "description": "资本充足率", "type": "percent", "unit": "percent"}],
+            }
+        ]
+    }
 
 
 def test_restriction_matching_nothing_is_replanned_with_feedback(store, use_lm):
-    lm = use_lm(**{
-        "matches no document": {"reasoning": "fixed", "plan": plan_with({"doctypes": ["A股年报"]})},
-        "[[ ## catalog ## ]]": {"reasoning": "typo", "plan": plan_with({"doctypes": ["A股年度报告"]})},
-    })  # fmt: skip
+    lm = use_lm(
+        **{
+            "matches no document": {"reasoning": "fixed", "plan": plan_with({"doctypes": ["A股年报"]})},
+            "[[ ## catalog ## ]]": {"reasoning": "typo", "plan": plan_with({"doctypes": ["A股年度报告"]})},
+        }
+    )
     out = Planner(store.catalog)(question="q")
     assert len(lm.history) == 2
     feedback = lm.history[1]["messages"][-1]["content"]

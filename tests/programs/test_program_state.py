@@ -9,8 +9,14 @@ import dspy
 from programs.analyst import build_program
 from programs.runtime.facts import FactStore
 
-PINNED = ["planner.plan", "extractor.extract", "normalizer.normalize", "code_writer.write_code",
-          "code_writer.fix_code", "answerer.answer"]  # fmt: skip
+PINNED = [
+    "planner.plan",
+    "extractor.extract",
+    "normalizer.normalize",
+    "code_writer.write_code",
+    "code_writer.fix_code",
+    "answerer.answer",
+]
 
 
 def test_predictor_names_are_pinned(settings, store):
@@ -29,9 +35,12 @@ def test_deepcopy_shares_the_store_catalog_facts_and_sandboxes(settings, store):
 
 def test_save_load_round_trip(settings, store, tmp_path):
     program = build_program(settings, store)
-    program.extractor.extract.signature = program.extractor.extract.signature.with_instructions("Read carefully.")
-    program.planner.plan.demos = [dspy.Example(question="q", catalog="c", feedback="", reasoning="r",
-                                               plan={"subqueries": []})]  # fmt: skip
+    program.extractor.extract.signature = program.extractor.extract.signature.with_instructions(
+        "Read carefully."
+    )
+    program.planner.plan.demos = [
+        dspy.Example(question="q", catalog="c", feedback="", reasoning="r", plan={"subqueries": []})
+    ]
     path = tmp_path / "compiled.json"
     program.save(str(path))
     assert set(json.loads(path.read_text())) >= set(PINNED)

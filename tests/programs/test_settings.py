@@ -87,8 +87,17 @@ def test_sandbox_limits_come_from_settings_and_reach_the_code_writer(store, monk
     assert build_program(settings, store).code_writer.timeout == 7.5
 
 
-@pytest.mark.parametrize(("name", "value"), [("k", 0), ("k", -1), ("concurrency", 0), ("sandbox_timeout", 1e9),
-                                             ("sandbox_memory_mb", 100), ("timeout", 0)])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("k", 0),
+        ("k", -1),
+        ("concurrency", 0),
+        ("sandbox_timeout", 1e9),
+        ("sandbox_memory_mb", 100),
+        ("timeout", 0),
+    ],
+)
 def test_out_of_range_settings_are_refused_naming_the_range_and_the_variable(name, value):
     with pytest.raises(ValueError, match=rf"{name}={value} is out of range: use .* \(COLLATE_{name.upper()}"):
         Settings(lm="x", **{name: value})

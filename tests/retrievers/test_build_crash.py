@@ -28,11 +28,28 @@ MARKER = {
 
 def _start_build(catalog: Path, pdf_dir: Path, index: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "retrievers.build", "--catalog", str(catalog), "--pdf-dir", str(pdf_dir),
-         "--index", str(index), "--workers", "2", "--embedder", "hashing-256", "--no-progress"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "retrievers.build",
+            "--catalog",
+            str(catalog),
+            "--pdf-dir",
+            str(pdf_dir),
+            "--index",
+            str(index),
+            "--workers",
+            "2",
+            "--embedder",
+            "hashing-256",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         start_new_session=True,
-    )  # fmt: skip
+    )
 
 
 def _wait_for_group_to_end(pgid: int, timeout: float = 10) -> None:
@@ -101,8 +118,13 @@ def test_kill_9_at_random_points_never_leaves_a_document_half_built(tmp_path, wr
     for doc_id, version in held.items():
         (pdf_dir / f"{doc_id}.pdf").write_bytes(versions[version])
     catalog = tmp_path / "catalog.jsonl"
-    catalog.write_text("".join(json.dumps({"id": d, "symbol": "600000", "year": 2022, "doctype": "A股年报"},
-                                          ensure_ascii=False) + "\n" for d in held))  # fmt: skip
+    catalog.write_text(
+        "".join(
+            json.dumps({"id": d, "symbol": "600000", "year": 2022, "doctype": "A股年报"}, ensure_ascii=False)
+            + "\n"
+            for d in held
+        )
+    )
     build_index(Catalog.load(catalog), pdf_dir, index, workers=2, embedder="hashing-256", progress=False)
     assert _check_consistent(index, by_hash) == held
 

@@ -27,8 +27,20 @@ EN = {"symbol": "AAPL", "year": 2022, "doctype": "US Stock Annual Report", "lang
 
 
 def _args(catalog, pdf_dir, index, *extra):
-    return ["--catalog", str(catalog), "--pdf-dir", str(pdf_dir), "--index", str(index), "--workers", "1",
-            "--embedder", "hashing-256", "--no-progress", *extra]  # fmt: skip
+    return [
+        "--catalog",
+        str(catalog),
+        "--pdf-dir",
+        str(pdf_dir),
+        "--index",
+        str(index),
+        "--workers",
+        "1",
+        "--embedder",
+        "hashing-256",
+        "--no-progress",
+        *extra,
+    ]
 
 
 def _jsonl(path: Path, rows: list[dict], encoding: str = "utf-8") -> Path:
@@ -81,8 +93,14 @@ def test_a_document_that_now_fails_keeps_its_last_good_index(tmp_path, writers):
     c = _good_collection(tmp_path, writers)
     assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 0
     writers.corrupt(c["pdf_dir"] / "zh1.pdf")  # the file is replaced by a broken download
-    report = build.build_index(Catalog.load(c["catalog"]), c["pdf_dir"], c["index"], workers=1,
-                               embedder="hashing-256", progress=False)  # fmt: skip
+    report = build.build_index(
+        Catalog.load(c["catalog"]),
+        c["pdf_dir"],
+        c["index"],
+        workers=1,
+        embedder="hashing-256",
+        progress=False,
+    )
     zh1 = report.results[0]
     assert (zh1.status, zh1.kind, zh1.kept_previous) == ("failed", "corrupt", True)
     store = IndexStore.open(c["index"])
@@ -144,12 +162,15 @@ def test_ids_that_differed_only_by_a_space_get_folders_of_their_own(tmp_path, wr
     pdf_dir.mkdir()
     writers.cjk(pdf_dir / "zh.pdf")
     writers.column(pdf_dir / "en.pdf")
-    catalog = _jsonl(tmp_path / "c.jsonl", [
-        {"id": "doc one", **ZH, "path": "zh.pdf"},
-        {"id": "doc_one", **EN, "path": "en.pdf"},
-        {"id": "年报", **ZH, "path": "zh.pdf"},
-        {"id": "公告", **EN, "path": "en.pdf"},
-    ])  # fmt: skip
+    catalog = _jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"id": "doc one", **ZH, "path": "zh.pdf"},
+            {"id": "doc_one", **EN, "path": "en.pdf"},
+            {"id": "年报", **ZH, "path": "zh.pdf"},
+            {"id": "公告", **EN, "path": "en.pdf"},
+        ],
+    )
     assert build.main(_args(catalog, pdf_dir, tmp_path / "index")) == 0
     store = IndexStore.open(tmp_path / "index")
     assert "15.44%" in store.search("doc one", "资本充足率", k=1)[0].text
@@ -175,8 +196,9 @@ def test_an_index_built_with_the_old_folder_names_still_loads_and_is_not_rebuilt
     assert build.main(_args(catalog, pdf_dir, index)) == 0
     os.rename(doc_folder(index, "doc one"), index / "docs" / "doc_one")  # where an earlier version put it
     assert "15.44%" in IndexStore.open(index).search("doc one", "资本充足率", k=1)[0].text
-    again = build.build_index(Catalog.load(catalog), pdf_dir, index, workers=1, embedder="hashing-256",
-                              progress=False)  # fmt: skip
+    again = build.build_index(
+        Catalog.load(catalog), pdf_dir, index, workers=1, embedder="hashing-256", progress=False
+    )
     assert [r.status for r in again.results] == ["cached"]
     assert (doc_folder(index, "doc one") / "meta.json").is_file() and not (
         index / "docs" / "doc_one"
@@ -227,8 +249,10 @@ def test_a_latin1_catalog_reads_its_accented_names(tmp_path, suffix):
     elif suffix == ".json":
         path.write_text(json.dumps([{"metadata": rows}], ensure_ascii=False), encoding="latin-1")
     else:
-        path.write_text("id,symbol,year,doctype,language\nsocgen-2022,Société Générale,2022,Rapport annuel,en\n",
-                        encoding="latin-1")  # fmt: skip
+        path.write_text(
+            "id,symbol,year,doctype,language\nsocgen-2022,Société Générale,2022,Rapport annuel,en\n",
+            encoding="latin-1",
+        )
     assert Catalog.load(path).get("socgen-2022").symbol == "Société Générale"
 
 
@@ -322,8 +346,13 @@ def test_a_second_build_refuses_while_one_holds_the_index_and_a_killed_holder_bl
 ):
     c = _good_collection(tmp_path, writers)
     c["index"].mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(c["index"])], cwd=ROOT,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_LOCK, str(c["index"])],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 75
@@ -353,8 +382,14 @@ def test_ctrl_c_stops_with_one_line_saying_what_was_saved(tmp_path, writers, cap
     )
     assert "Run the same command again" in err
     monkeypatch.setattr(build, "build_document", real)
-    report = build.build_index(Catalog.load(c["catalog"]), c["pdf_dir"], c["index"], workers=1,
-                               embedder="hashing-256", progress=False)  # fmt: skip
+    report = build.build_index(
+        Catalog.load(c["catalog"]),
+        c["pdf_dir"],
+        c["index"],
+        workers=1,
+        embedder="hashing-256",
+        progress=False,
+    )
     assert {r.doc_id: r.status for r in report.results} == {"zh1": "cached", "en1": "built"}
 
 
@@ -369,8 +404,15 @@ def test_ctrl_c_on_a_parallel_build_prints_no_traceback(tmp_path, writers):
     index = tmp_path / "index"
     argv = [sys.executable, "-m", "retrievers.build", *_args(catalog, pdf_dir, index)]
     argv[argv.index("--workers") + 1] = "2"
-    proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while not (index / "docs").is_dir() or not any((index / "docs").iterdir()):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -417,8 +459,14 @@ def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch
         return real_parse(path)
 
     monkeypatch.setattr(retrievers.pdf, "parse_pdf", parse_or_die)  # the forked workers inherit it
-    report = build.build_index(Catalog.load(_jsonl(tmp_path / "c.jsonl", rows)), pdf_dir, tmp_path / "index",
-                               workers=2, embedder="hashing-256", progress=False)  # fmt: skip
+    report = build.build_index(
+        Catalog.load(_jsonl(tmp_path / "c.jsonl", rows)),
+        pdf_dir,
+        tmp_path / "index",
+        workers=2,
+        embedder="hashing-256",
+        progress=False,
+    )
     status = {r.doc_id: (r.status, r.kind) for r in report.results}
     assert status.pop("d3") == ("failed", "crashed")
     assert set(status.values()) == {("built", "")}

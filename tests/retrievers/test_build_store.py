@@ -161,7 +161,10 @@ def test_a_changed_document_is_hashed_once_to_find_it_stale_and_once_to_record_i
     real_hash = build_module.file_hash
     monkeypatch.setattr(build_module, "file_hash", lambda path: hashed.append(path.stem) or real_hash(path))
     report = _build(tiny_collection, workers=1)
-    assert {r.doc_id: r.status for r in report.results if r.status != "failed"} == {"zh1": "built", "en1": "cached"}
+    assert {r.doc_id: r.status for r in report.results if r.status != "failed"} == {
+        "zh1": "built",
+        "en1": "cached",
+    }
     # the build cache check in the parent, then the recorded hash in the worker; en1 only the check;
     # broken files: enc, bad, blank, scan are hashed by the worker (never indexed, so no cache to check)
     assert sorted(hashed) == sorted(["zh1", "zh1", "en1", "enc", "bad", "blank", "scan"])

@@ -94,7 +94,9 @@ def test_a_batch_line_naming_an_unknown_document_warns_in_plain_words(tiny_colle
     args = ["--catalog", str(c["catalog"]), "--pdf-dir", str(c["pdf_dir"]), "--index", str(c["index"])]
     assert build.main([*args, "--workers", "1", "--embedder", "hashing-256", "--no-progress"]) == 1
     queries = tmp_path / "q.jsonl"
-    queries.write_text('{"doc_id": "nope", "query": "x"}\n{"doc_id": "zh1", "query": "毕马威"}\n', encoding="utf-8")
+    queries.write_text(
+        '{"doc_id": "nope", "query": "x"}\n{"doc_id": "zh1", "query": "毕马威"}\n', encoding="utf-8"
+    )
     capsys.readouterr()
     assert search.main(["--index", str(c["index"]), "--queries", str(queries), "--json"]) == 0
     captured = capsys.readouterr()

@@ -73,7 +73,6 @@ def test_render_table_fills_merged_headers_and_joins_wrapped_chinese():
     assert lines == ["2022年 | 资本充足率 | 15.44%", "2022年 | 资本充足率 | 14.12%", "小计"]
 
 
-
 def test_running_headers_and_page_numbers_are_dropped_and_the_body_kept():
     from retrievers.pdf import Block, Page, _drop_running_lines
 
@@ -81,7 +80,9 @@ def test_running_headers_and_page_numbers_are_dropped_and_the_body_kept():
         mark = "甲乙丙丁"[n - 1]
         return [f"正文一{mark}。", "风险提示", f"正文二{mark}。", f"正文三{mark}。"]
 
-    pages = [Page(n, [Block("text", ["某某银行 2022年年度报告", *body(n), f"第 {n} 页"])]) for n in range(1, 5)]
+    pages = [
+        Page(n, [Block("text", ["某某银行 2022年年度报告", *body(n), f"第 {n} 页"])]) for n in range(1, 5)
+    ]
     pages.append(Page(5, [Block("table", ["2022年 | 资本充足率 | 15.44%"])]))
     _drop_running_lines(pages)
     # header and page number repeat (digits aside) at a page edge: gone; "风险提示" repeats but inside the page

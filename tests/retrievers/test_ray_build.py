@@ -33,10 +33,21 @@ def test_without_ray_installed_the_flag_is_a_one_line_error_and_nothing_is_writt
 ):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
     catalog = tmp_path / "c.jsonl"
-    catalog.write_text(json.dumps({"id": "a", "symbol": "X", "year": 2022, "doctype": "10-K", "language": "en"}) + "\n")
+    catalog.write_text(
+        json.dumps({"id": "a", "symbol": "X", "year": 2022, "doctype": "10-K", "language": "en"}) + "\n"
+    )
     (tmp_path / "pdf").mkdir()
-    code = build.main(["--catalog", str(catalog), "--pdf-dir", str(tmp_path / "pdf"),
-                       "--index", str(tmp_path / "index"), "--ray"])  # fmt: skip
+    code = build.main(
+        [
+            "--catalog",
+            str(catalog),
+            "--pdf-dir",
+            str(tmp_path / "pdf"),
+            "--index",
+            str(tmp_path / "index"),
+            "--ray",
+        ]
+    )
     err = capsys.readouterr().err.strip()
     assert code == build.EXIT_BAD_INPUT
     assert err.splitlines() == [err] and "pip install 'collate[ray]'" in err
@@ -59,7 +70,9 @@ def test_an_address_nobody_answers_at_is_refused_at_once(tmp_path, writers, caps
     (tmp_path / "pdf").mkdir()
     writers.column(tmp_path / "pdf" / "a.pdf")
     catalog = tmp_path / "c.jsonl"
-    catalog.write_text(json.dumps({"id": "a", "symbol": "X", "year": 2022, "doctype": "10-K", "language": "en"}) + "\n")
+    catalog.write_text(
+        json.dumps({"id": "a", "symbol": "X", "year": 2022, "doctype": "10-K", "language": "en"}) + "\n"
+    )
     c = {"catalog": catalog, "pdf_dir": tmp_path / "pdf"}
     start = time.monotonic()
     code = build.main([*_args(c, tmp_path / "index"), "--ray", "127.0.0.1:1"])
@@ -73,10 +86,24 @@ def test_an_address_nobody_answers_at_is_refused_at_once(tmp_path, writers, caps
 def corpus(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("corpus")
     subprocess.run(
-        [sys.executable, "-m", "data.synth", "--companies", "2", "--years", "2022", "--pages", "6",
-         "--out", str(out), "-q"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "data.synth",
+            "--companies",
+            "2",
+            "--years",
+            "2022",
+            "--pages",
+            "6",
+            "--out",
+            str(out),
+            "-q",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
     return {"catalog": out / "catalog.jsonl", "pdf_dir": out / "pdf"}
 
 
@@ -93,16 +120,42 @@ def cluster(tmp_path_factory):
     port = 20000 + os.getpid() % 20000
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the workers import this checkout
     common = ["--num-cpus", "1", "--block"]
-    nodes = [subprocess.Popen([ray_cli, "start", "--head", "--port", str(port), "--temp-dir", temp,
-                               "--include-dashboard", "false", *common], env=env, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]  # fmt: skip
+    nodes = [
+        subprocess.Popen(
+            [
+                ray_cli,
+                "start",
+                "--head",
+                "--port",
+                str(port),
+                "--temp-dir",
+                temp,
+                "--include-dashboard",
+                "false",
+                *common,
+            ],
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     address = f"127.0.0.1:{port}"
     try:
         _wait_for_port(port, 120)
-        nodes.append(subprocess.Popen([ray_cli, "start", "--address", address, *common], env=env,
-                                      start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))  # fmt: skip
-        wait = (f"import ray, time; ray.init(address={address!r}, logging_level='ERROR'); t = time.time()\n"
-                "while sum(n['Alive'] for n in ray.nodes()) < 2 and time.time() - t < 120: time.sleep(0.5)")  # fmt: skip
+        nodes.append(
+            subprocess.Popen(
+                [ray_cli, "start", "--address", address, *common],
+                env=env,
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        wait = (
+            f"import ray, time; ray.init(address={address!r}, logging_level='ERROR'); t = time.time()\n"
+            "while sum(n['Alive'] for n in ray.nodes()) < 2 and time.time() - t < 120: time.sleep(0.5)"
+        )
         subprocess.run([sys.executable, "-c", wait], env=env, check=True, timeout=180)
         yield address
     finally:
@@ -132,16 +185,21 @@ def _wait_for_port(port: int, timeout: float) -> None:
 def _build(c: dict, index: Path, address: str) -> tuple[int, str, str]:
     proc = subprocess.run(
         [sys.executable, "-m", "retrievers.build", *_args(c, index), "--ray", address],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=280,
-    )  # fmt: skip
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
 @pytest.fixture(scope="module")
 def local_index(corpus, tmp_path_factory) -> Path:
     index = tmp_path_factory.mktemp("local") / "index"
-    report = build.build_index(Catalog.load(corpus["catalog"]), corpus["pdf_dir"], index, workers=2,
-                               progress=False)  # fmt: skip
+    report = build.build_index(
+        Catalog.load(corpus["catalog"]), corpus["pdf_dir"], index, workers=2, progress=False
+    )
     assert report.count("built") == 5
     return index
 
@@ -200,8 +258,15 @@ def test_a_document_whose_worker_dies_twice_is_reported_and_keeps_its_index(corp
 
 # ---- helpers ----------------------------------------------------------------------------------
 def _args(c: dict, index: Path) -> list[str]:
-    return ["--catalog", str(c["catalog"]), "--pdf-dir", str(c["pdf_dir"]), "--index", str(index),
-            "--no-progress"]  # fmt: skip
+    return [
+        "--catalog",
+        str(c["catalog"]),
+        "--pdf-dir",
+        str(c["pdf_dir"]),
+        "--index",
+        str(index),
+        "--no-progress",
+    ]
 
 
 def _subset(c: dict, tmp_path: Path, language: str) -> dict:
@@ -238,12 +303,17 @@ def _assert_same_index(a: Path, b: Path) -> None:
     sa, sb = IndexStore.open(a), IndexStore.open(b)
     for doc_id in sa.indexed_ids():
         for query in QUERIES:
-            assert sa.index(doc_id).lexical.scores(query).tolist() == sb.index(doc_id).lexical.scores(query).tolist()
+            assert (
+                sa.index(doc_id).lexical.scores(query).tolist()
+                == sb.index(doc_id).lexical.scores(query).tolist()
+            )
             assert [(p.text, p.score) for p in sa.search(doc_id, query)] == [
                 (p.text, p.score) for p in sb.search(doc_id, query)
             ]
     for query in QUERIES:
-        ranked = [[(p.doc_id, p.text, round(p.score, 6)) for p in s.search_pooled(query, k=10)] for s in (sa, sb)]
+        ranked = [
+            [(p.doc_id, p.text, round(p.score, 6)) for p in s.search_pooled(query, k=10)] for s in (sa, sb)
+        ]
         assert ranked[0] == ranked[1] and ranked[0]
 
 

@@ -122,7 +122,9 @@ def test_a_broken_real_filing_fails_alone_and_the_build_goes_on(tmp_path):
             for i in ("good", "cut")
         )
     )
-    report = build_index(Catalog.load(catalog), pdf_dir, tmp_path / "index", workers=1, embedder="hashing-256", progress=False)
+    report = build_index(
+        Catalog.load(catalog), pdf_dir, tmp_path / "index", workers=1, embedder="hashing-256", progress=False
+    )
     by_id = {r.doc_id: r for r in report.results}
     assert by_id["good"].status == "built"
     assert by_id["cut"].status == "failed" and by_id["cut"].kind == "corrupt" and "qpdf" in by_id["cut"].fix

@@ -53,4 +53,3 @@ def test_fuse_terms_keeps_both_rankings_and_leaves_unmatched_chunks_out():
     terms = np.array([0.0, 0.0, 2.0, 0.0])
     fused = fuse_terms(description, terms)
     assert fused[2] > fused[0] > fused[1] == fused[3] == 0.0
-

@@ -21,12 +21,25 @@ def test_statement_titles_and_their_usual_names():
 
 
 def test_unit_lines_and_column_headers():
-    for line in ("(In millions, except per share data)", "(in thousands)", "（货币单位：人民币百万元）", "(dollars in millions)"):
+    for line in (
+        "(In millions, except per share data)",
+        "(in thousands)",
+        "（货币单位：人民币百万元）",
+        "(dollars in millions)",
+    ):
         assert unit_line(line), line
     assert not unit_line("In 2022, revenue grew by 10 million units across the world.")
-    for line in ("2022 2021 2020", "Fiscal years ended December 31, 2022, December 25, 2021", "2022年 2021年"):
+    for line in (
+        "2022 2021 2020",
+        "Fiscal years ended December 31, 2022, December 25, 2021",
+        "2022年 2021年",
+    ):
         assert column_header(line), line
-    for line in ("Net revenue $ 86,392 $ 79,474", "In 2022, we grew revenue.", "Capital spending (5,207) (4,625)"):
+    for line in (
+        "Net revenue $ 86,392 $ 79,474",
+        "In 2022, we grew revenue.",
+        "Capital spending (5,207) (4,625)",
+    ):
         assert not column_header(line), line
     assert not is_heading("2017 2016 (1)")  # a column header, not a numbered section
 
@@ -36,8 +49,12 @@ def _statement_pages():
     first = ["Consolidated Statement of Cash Flows", "(in millions)", "2022 2021", "ASSETS", *rows[:30]]
     return [
         Page(1, [Block("text", first)]),
-        Page(2, [Block("text", ["FINANCING ACTIVITIES", *rows[30:], "Purchases of property (5,207) (4,625)"])]),
-        Page(3, [Block("text", ["Prose three pages on with 1,234 and 5,678 in it.", "More prose 9,999 here."])]),
+        Page(
+            2, [Block("text", ["FINANCING ACTIVITIES", *rows[30:], "Purchases of property (5,207) (4,625)"])]
+        ),
+        Page(
+            3, [Block("text", ["Prose three pages on with 1,234 and 5,678 in it.", "More prose 9,999 here."])]
+        ),
     ]
 
 

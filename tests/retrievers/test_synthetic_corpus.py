@@ -50,10 +50,14 @@ def test_pooled_search_over_one_document_ranks_as_that_documents_own_search(corp
     """The flat-RAG baseline and the per-document search fuse dense and BM25 the same way: pooled over a
     single document (BM25 normalized by its best hit, which keeps the order) they give the same passages."""
     catalog = Catalog.load(corpus / "catalog.jsonl")
-    build_index(catalog, corpus / "pdf", tmp_path / "index", workers=1, embedder="hashing-256", progress=False)
+    build_index(
+        catalog, corpus / "pdf", tmp_path / "index", workers=1, embedder="hashing-256", progress=False
+    )
     store = IndexStore.open(tmp_path / "index")
     english = [d.id for d in catalog.documents() if d.language == "en"]
-    rows = [json.loads(line) for line in (corpus / "truth.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    rows = [
+        json.loads(line) for line in (corpus / "truth.jsonl").read_text(encoding="utf-8").splitlines() if line
+    ]
     queries = [(r["doc_id"], r["description"]) for r in rows if r["doc_id"] in english][:12]
     assert english and queries
     for doc_id, query in queries:

@@ -16,8 +16,10 @@ def _symbols(answer: str) -> list[str]:
 
 def _by_year(rows: list[dict], field: str) -> tuple[dict, dict]:
     first, last = sorted({r["year"] for r in rows})
-    return ({r["symbol"]: r[field] for r in rows if r["year"] == first},
-            {r["symbol"]: r[field] for r in rows if r["year"] == last})
+    return (
+        {r["symbol"]: r[field] for r in rows if r["year"] == first},
+        {r["symbol"]: r[field] for r in rows if r["year"] == last},
+    )
 
 
 def _growth(before: dict, after: dict) -> dict:

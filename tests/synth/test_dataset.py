@@ -48,12 +48,31 @@ def test_gold_values_match_truth(dataset, truth):
 
 def test_corpus_covers_the_operations(dataset, catalog):
     text = "\n".join(q["question"] for q in dataset)
-    for needle in ["最高的三家", "极差", "标准差", "更换了会计事务所", "办公地址发生变更", "增长率", "有多少家", "最常见",
-                   "最短间隔", "含并列", "÷", "平均值2倍", "四大会计师事务所", "×40%", "改进分", "standard deviation", "growth", "ratio"]:
+    for needle in [
+        "最高的三家",
+        "极差",
+        "标准差",
+        "更换了会计事务所",
+        "办公地址发生变更",
+        "增长率",
+        "有多少家",
+        "最常见",
+        "最短间隔",
+        "含并列",
+        "÷",
+        "平均值2倍",
+        "四大会计师事务所",
+        "×40%",
+        "改进分",
+        "standard deviation",
+        "growth",
+        "ratio",
+    ]:
         assert needle in text, needle
     assert {d["doctype"] for d in catalog} == DOCTYPES
     assert {d["symbol"] for d in catalog if d["doctype"] == "A股年报"}.isdisjoint(
-        {d["symbol"] for d in catalog if d["doctype"] == "US Stock Annual Report"})
+        {d["symbol"] for d in catalog if d["doctype"] == "US Stock Annual Report"}
+    )
 
 
 def _field(q) -> str:
@@ -80,7 +99,7 @@ def test_top_k_answers_follow_from_the_values(dataset):
         k = 3 if (m.group(1) == "三" or m.group(2) == "three" or "three" in q["question"]) else 2
         ranked = sorted(rows, key=lambda r: -r[field])
         expected = [r["symbol"] for r in ranked if r[field] >= ranked[k - 1][field]]
-        assert _symbols_in(q["final_answer"])[-len(expected):] == expected, q["question"]
+        assert _symbols_in(q["final_answer"])[-len(expected) :] == expected, q["question"]
         assert _symbols_in(q["final_answer"]) == expected, q["question"]  # and no extra company before them
         checked += 1
     assert checked >= 8
@@ -113,8 +132,13 @@ def test_range_std_count_change_and_gap_answers_follow_from_the_values(dataset):
             assert f"共有{n}家" in answer
             seen.add("count")
         elif "最短间隔" in question:
-            gaps = {r["symbol"]: (dt.date.fromisoformat(r["value_ex_dividend_date"])
-                                  - dt.date.fromisoformat(r["value_record_date"])).days for r in rows}
+            gaps = {
+                r["symbol"]: (
+                    dt.date.fromisoformat(r["value_ex_dividend_date"])
+                    - dt.date.fromisoformat(r["value_record_date"])
+                ).days
+                for r in rows
+            }
             best = min(gaps.values())
             assert f"最短间隔为{best}天" in answer
             assert sorted(_symbols_in(answer)) == sorted(s for s, g in gaps.items() if g == best)
@@ -133,23 +157,40 @@ def test_range_std_count_change_and_gap_answers_follow_from_the_values(dataset):
         elif "平均值2倍" in question:
             values = {r["symbol"]: r["value_total_operating_cost_cny"] for r in rows}
             mean = sum(values.values()) / len(values)
-            assert sorted(_symbols_in(answer.split("元，", 1)[1])) == sorted(s for s, v in values.items() if v > 2 * mean)
+            assert sorted(_symbols_in(answer.split("元，", 1)[1])) == sorted(
+                s for s, v in values.items() if v > 2 * mean
+            )
             seen.add("outliers")
         elif "改进分" in question:
             first, last = sorted({r["year"] for r in rows})
             flags = {(r["symbol"], r["year"]): r for r in rows}
             keys = [k for k in rows[0] if k.startswith("value_")]
-            scores = {s: sum(not flags[(s, first)][k] and flags[(s, last)][k] for k in keys)
-                      for s, y in flags if y == first}
+            scores = {
+                s: sum(not flags[(s, first)][k] and flags[(s, last)][k] for k in keys)
+                for s, y in flags
+                if y == first
+            }
             best = max(scores.values())
             if best:
                 line = sorted((v for v in scores.values() if v > 0), reverse=True)[:3][-1]
-                assert sorted(_symbols_in(answer)) == sorted(s for s, v in scores.items() if v >= line and v > 0)
+                assert sorted(_symbols_in(answer)) == sorted(
+                    s for s, v in scores.items() if v >= line and v > 0
+                )
             else:
                 assert "没有" in answer
             seen.add("improvement")
-    assert seen == {"range", "std", "std_en", "change", "count", "gap", "ties", "outliers", "improvement",
-                    "more_meetings"}
+    assert seen == {
+        "range",
+        "std",
+        "std_en",
+        "change",
+        "count",
+        "gap",
+        "ties",
+        "outliers",
+        "improvement",
+        "more_meetings",
+    }
 
 
 def test_companies_and_tickers_are_unique_and_well_formed(catalog):

@@ -54,8 +54,9 @@ def _texts(path: Path) -> list[str]:
         pdf.close()
 
 
-def render(tmp_path: Path, doctype: str, style: Style, seed: int = 0, firm_index: int = 0,
-           pages: int = 6) -> Rendered:
+def render(
+    tmp_path: Path, doctype: str, style: Style, seed: int = 0, firm_index: int = 0, pages: int = 6
+) -> Rendered:
     firms = make_companies(3, 3, rng_for(seed, "companies"))
     us, a_share = [f for f in firms if f.market == "US"], [f for f in firms if f.market != "US"]
     firm = (us if doctype == US else a_share)[firm_index]
@@ -122,7 +123,11 @@ def test_tables_are_ruled_the_four_ways_real_filings_rule_them(tmp_path, rules):
 # ---- statements over two pages, unit lines ---------------------------------------------------------------
 def test_a_us_statement_runs_onto_a_second_page_without_its_header(tmp_path):
     doc = render(tmp_path, US, replace(PLAIN, split=True, unit_place="header"))
-    unit = "(In thousands, except per share data)" if doc.facts["scale"] == 1000 else "(In millions, except per share data)"
+    unit = (
+        "(In thousands, except per share data)"
+        if doc.facts["scale"] == 1000
+        else "(In millions, except per share data)"
+    )
     head = next(i for i, t in enumerate(doc.texts) if "Cost of sales" in t)
     tail = next(i for i, t in enumerate(doc.texts) if "Basic earnings" in t)
     assert tail == head + 1
@@ -137,21 +142,27 @@ def test_an_a_share_income_statement_runs_onto_a_second_page_without_its_header(
     head = next(i for i, t in enumerate(doc.texts) if "二、营业总成本" in t)
     tail = next(i for i, t in enumerate(doc.texts) if "稀释每股收益" in t)
     assert tail == head + 1
-    assert "货币单位：人民币元" in squash(doc.texts[head]) and "货币单位：人民币元" not in squash(doc.texts[tail])
+    assert "货币单位：人民币元" in squash(doc.texts[head]) and "货币单位：人民币元" not in squash(
+        doc.texts[tail]
+    )
     assert f"{YEAR}年度" not in squash(doc.texts[tail]) and "项目" not in doc.texts[tail]
 
 
-@pytest.mark.parametrize("place, en, zh", [
-    ("title", "(in millions, except per share data)", "合并利润表（单位：人民币元）"),
-    ("line", "(In millions, except per share data)", None),
-    ("header", "(In millions, except per share data)", "（货币单位：人民币元）"),
-])
+@pytest.mark.parametrize(
+    "place, en, zh",
+    [
+        ("title", "(in millions, except per share data)", "合并利润表（单位：人民币元）"),
+        ("line", "(In millions, except per share data)", None),
+        ("header", "(In millions, except per share data)", "（货币单位：人民币元）"),
+    ],
+)
 def test_unit_lines_sit_where_the_style_puts_them(tmp_path, place, en, zh):
     us = render(tmp_path / "us", US, replace(PLAIN, unit_place=place), firm_index=1)
     if us.facts["scale"] == 1000:
         en = en.replace("millions", "thousands")
     assert squash(en) in squash(us.page("value_net_profit_usd")) or squash(en) in squash(
-        us.texts[us.row("value_net_profit_usd")["page"] - 2])
+        us.texts[us.row("value_net_profit_usd")["page"] - 2]
+    )
     annual = render(tmp_path / "zh", ANNUAL, replace(PLAIN, unit_place=place))
     text = squash("".join(annual.texts))
     if zh:
@@ -188,8 +199,11 @@ def test_decreases_in_the_mdna_table_print_in_parentheses(tmp_path):
     seed, index = _loss_company()
     doc = render(tmp_path, US, PLAIN, seed=seed, firm_index=index)
     text = "".join(doc.texts)
-    decreased = [k for k in ("revenue", "gross_profit", "operating_income", "net_income")
-                 if doc.facts[k] < doc.prior[k]]
+    decreased = [
+        k
+        for k in ("revenue", "gross_profit", "operating_income", "net_income")
+        if doc.facts[k] < doc.prior[k]
+    ]
     assert decreased
     assert len(re.findall(r"\(\d+\.\d%\)|\(\d+\.\d\)%", text)) >= len(decreased)
 
@@ -216,8 +230,10 @@ def test_the_threshold_table_is_a_style_choice(tmp_path):
 def test_kpi_pairs_put_two_metrics_on_one_line(tmp_path):
     doc = render(tmp_path, ESG, replace(PLAIN, paired=True))
     lines = [ln for t in doc.texts for ln in t.splitlines()]
-    assert any("对外捐赠总额（万元）" in ln and ln.count("（") >= 2 and len(re.findall(r"[\d,]+\.\d\d", ln)) >= 2
-               for ln in lines), [ln for ln in lines if "捐赠" in ln]
+    assert any(
+        "对外捐赠总额（万元）" in ln and ln.count("（") >= 2 and len(re.findall(r"[\d,]+\.\d\d", ln)) >= 2
+        for ln in lines
+    ), [ln for ln in lines if "捐赠" in ln]
 
 
 def test_attendance_states_the_total_beside_its_on_site_and_online_parts(tmp_path):

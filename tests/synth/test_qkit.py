@@ -33,9 +33,11 @@ def test_growth_is_relative_to_the_absolute_earlier_value_and_none_from_zero():
 
 
 def test_year_pairs_match_companies_across_the_first_two_years_only():
-    groups = {("A股年报", 2021): [_doc("A", 2021), _doc("B", 2021)],
-              ("A股年报", 2022): [_doc("B", 2022), _doc("C", 2022)],
-              ("A股年报", 2023): [_doc("A", 2023)]}
+    groups = {
+        ("A股年报", 2021): [_doc("A", 2021), _doc("B", 2021)],
+        ("A股年报", 2022): [_doc("B", 2022), _doc("C", 2022)],
+        ("A股年报", 2023): [_doc("A", 2023)],
+    }
     pairs = year_pairs(groups, "A股年报", [2021, 2022, 2023])
     assert [(a.id, b.id) for a, b in pairs] == [("B-2021", "B-2022")]
     assert [d.id for d in pair_docs(pairs)] == ["B-2021", "B-2022"]
@@ -46,8 +48,14 @@ def test_year_pairs_match_companies_across_the_first_two_years_only():
 def test_item_rows_carry_identity_values_schema_and_a_stable_id():
     docs = [_doc("A", 2021, value_net_profit_cny=1.5), _doc("B", 2021, value_net_profit_cny=2.5)]
     q = item("问题", docs, ["value_net_profit_cny"], ["a", "b"], "答案")
-    assert q["metadata"][1] == {"symbol": "B", "year": 2021, "value_net_profit_cny": 2.5,
-                                "schema": {"value_net_profit_cny": "净利润。"}, "id": "B-2021", "doctype": "A股年报"}
+    assert q["metadata"][1] == {
+        "symbol": "B",
+        "year": 2021,
+        "value_net_profit_cny": 2.5,
+        "schema": {"value_net_profit_cny": "净利润。"},
+        "id": "B-2021",
+        "doctype": "A股年报",
+    }
     blob = json.dumps({"question": "问题", "metadata": q["metadata"]}, sort_keys=True)
     assert q["question_id"] == "q_" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
     assert item("问题?", docs, ["value_net_profit_cny"], [], "")["question_id"] != q["question_id"]

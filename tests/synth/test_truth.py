@@ -61,7 +61,11 @@ def test_stated_values_have_strings_and_missing_ones_have_none(truth):
         value = row["value"]
         if value is None:
             assert row["strings"] == [] and row["page"] is None
-        elif isinstance(value, (int, float, str, list)) and not isinstance(value, bool) and value not in (0, []):
+        elif (
+            isinstance(value, (int, float, str, list))
+            and not isinstance(value, bool)
+            and value not in (0, [])
+        ):
             assert row["strings"], row  # every number, name, date and list is written somewhere
             assert row["page"] >= 1
 
@@ -85,7 +89,9 @@ def test_strings_state_the_value_in_the_filing_units(truth):
         elif field == "value_social_donation_10k_cny":
             assert _number(s) == value, row  # 万元
         elif field == "value_pre_tax_dividend_per_share_cny":
-            assert abs(float(re.search(r"每10股派发现金红利([0-9.]+)元", s).group(1)) / 10 - value) < 1e-9, row
+            assert abs(float(re.search(r"每10股派发现金红利([0-9.]+)元", s).group(1)) / 10 - value) < 1e-9, (
+                row
+            )
         elif field in ("value_record_date", "value_ex_dividend_date"):
             y, m, d = (int(x) for x in re.findall(r"\d+", s))
             assert f"{y:04d}-{m:02d}-{d:02d}" == value, row
@@ -108,8 +114,12 @@ def test_layouts_vary_fonts_and_table_order(corpus, catalog):
             fonts["cid"] += b"STSong-Light" in raw
         # A table drawn column by column extracts as its row labels back to back, numbers after.
         text = "".join(_page_texts(corpus / "pdf" / f"{doc['id']}.pdf"))
-        by_column += ("一、营业总收入二、营业总成本" in text or "CashandcashequivalentsAccountsreceivable" in text
-                      or "股东名称" in text and re.search(r"股东名称持股比例\(%\)持股总数", text) is None)
+        by_column += (
+            "一、营业总收入二、营业总成本" in text
+            or "CashandcashequivalentsAccountsreceivable" in text
+            or "股东名称" in text
+            and re.search(r"股东名称持股比例\(%\)持股总数", text) is None
+        )
     assert fonts["ttf"] and fonts["cid"], fonts
     assert by_column >= 1
 
