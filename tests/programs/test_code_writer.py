@@ -89,10 +89,10 @@ def test_sandbox_start_up_overlaps_the_write_code_call(settings, store):
 def test_a_failed_write_code_call_closes_the_sandbox_started_for_it(settings, store):
     cw = writer(settings, store)
     cw.write_code = SlowPredictor("", 0.5, error=RuntimeError("LM down"))
-    before = descendants()
+    before, runners = descendants(), runner_processes()  # spares other tests' programs keep are not ours
     out = cw(question="sum?", columns="ratio", records=RECORDS)
     assert not out.ok and "LM down" in out.result
-    assert not runner_processes(), "the sandbox prepared for the failed call is still running"
+    assert not (runner_processes() - runners), "the sandbox prepared for the failed call is still running"
     assert not (descendants() - before)
 
 
@@ -156,14 +156,14 @@ class InterruptedWriter:
 def test_an_interrupted_write_call_closes_the_sandbox_started_for_it(settings, store):
     cw = writer(settings, store)
     cw.write_code = InterruptedWriter()
-    before = descendants()
+    before, runners = descendants(), runner_processes()  # spares other tests' programs keep are not ours
     try:
         cw(question="q", columns="ratio", records=RECORDS)
     except KeyboardInterrupt:
         pass
     else:
         raise AssertionError("the interrupt was swallowed")
-    assert not runner_processes(), "the sandbox prepared for the interrupted call is still running"
+    assert not (runner_processes() - runners), "the sandbox prepared for the interrupted call is still running"
     assert not (descendants() - before)
 
 
@@ -173,16 +173,16 @@ def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started
     use_lm(**{"[[ ## columns ## ]]": {"code": "1/0"}})
     cw = writer(settings, store)
     cw.fix_code = FailingFixer()
-    before = descendants()
+    before, runners = descendants(), runner_processes()  # spares other tests' programs keep are not ours
     out = cw(question="q", columns="ratio", records=RECORDS)
     assert not out.ok and out.result.startswith("ERROR: code fixer call failed: RuntimeError: fixer LM down")
     assert out.code == "1/0" and len(out.attempts) == 1 and "ZeroDivisionError" in out.attempts[0]["error"]
-    assert not runner_processes(), "the sandbox prepared for the failed fix is still running"
+    assert not (runner_processes() - runners), "the sandbox prepared for the failed fix is still running"
     assert not (descendants() - before)
 
 
 def test_a_question_that_runs_no_code_leaves_no_sandbox_waiting(make_program, use_lm):
-    before = descendants()
+    before, runners = descendants(), runner_processes()  # spares other tests' programs keep are not ours
     use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}})
     program = make_program()
     program(question="q")  # planning fails: the sandbox started ahead is stopped, not left to expire
