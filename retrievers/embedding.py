@@ -19,17 +19,21 @@ log = logging.getLogger(__name__)
 
 # Which MiniLM runs: COLLATE_MINILM_BACKEND=onnx (default where onnxruntime is installed) or torch.
 #
-# Measured 2026-12-03 on this project's machine (AMD EPYC, AVX2, no VNNI/bfloat16; load ~6 from other
-# agents), the first 200 chunks of AMAZON_2019_10K (mean 680 characters), one thread, CPU ms per chunk
-# (time.process_time), cosine of each row to torch float32 (mean, min):
+# Measured 2026-12-03 on this project's machine (AMD EPYC, AVX2, no VNNI/bfloat16; shared, load ~6),
+# chunks of AMAZON_2019_10K (mean 680 characters), one thread, CPU ms per chunk (time.process_time); cosine
+# of each row to torch float32 (mean / min). Torch's own figure moved 55-68 ms between runs at this load,
+# so each row is given beside the torch figure of the same run:
 #
-#   backend                                   CPU ms/chunk   cosine mean   min
-#   torch float32 (before)                    59.4           1             1
-#   onnxruntime float32                       62.1           1.0000        1.0000
-#   onnxruntime int8, per tensor              50.3           0.952         0.910   (ranking risk)
-#   onnxruntime int8, per channel, 7-bit      33.8 (100 ch.) 0.991         0.978   <- default
-#   max tokens 128 instead of 256 (torch)     43.8           0.961         0.600   (cuts long chunks)
+#   backend (chunks)                                    ms/chunk     vs torch   cosine mean / min
+#   torch float32, 256 tokens (before)                  59.4-68.0    1          1 / 1
+#   onnxruntime float32 (200)                           62.1         1.05x      1.0000 / 1.0000
+#   onnxruntime int8 per tensor (200)                   50.3         0.85x      0.952 / 0.910   rejected
+#   int8 per channel, reduce_range, FFN-out fp32 (100)  47.5         0.73x      0.995 / 0.988
+#   int8 per channel, reduce_range (200, two runs)      37.6, 41.3   0.56-0.61x 0.9915 / 0.979  <- default
+#   torch float32, 128 tokens (200)                     43.8         0.73x      0.961 / 0.600   rejected
 #
+# The default is onnxruntime int8, per channel with reduce_range (minilm_onnx.quantize). It costs one
+# export + quantization on first use (~10-15 s CPU, cached under ~/.cache/collate, COLLATE_CACHE).
 # int8 vectors differ from torch's (cosine ~0.99), so the onnx backend has its own embedder name: an index
 # built by one backend is re-embedded, not mixed, when a build runs with the other.
 BACKEND_ENV = "COLLATE_MINILM_BACKEND"
