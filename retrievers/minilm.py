@@ -22,7 +22,6 @@ class MiniLM:
     def __init__(self, model_dir: str | Path, dtype=None, max_tokens: int = MAX_TOKENS):
         import torch
         from safetensors.torch import load_file
-        from tokenizers import Tokenizer
 
         model_dir = Path(model_dir)
         self.torch = torch
@@ -33,13 +32,11 @@ class MiniLM:
         self.eps = config["layer_norm_eps"]
         weights = load_file(str(model_dir / "model.safetensors"))
         self.w = {k: v.to(self.dtype) for k, v in weights.items() if not k.endswith("position_ids")}
-        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.no_padding()  # padded per batch below, to the batch's longest text
+        self.tokenizer = load_tokenizer(model_dir, max_tokens)
 
     def _norm(self, x, prefix: str):
         f = self.torch.nn.functional
-        return f.layer_norm(x, x.shape[-1:], self.w[prefix + ".weight"], self.w[prefix + ".bias"], self.eps)
+        return f.layer_norm(x, (self.dim,), self.w[prefix + ".weight"], self.w[prefix + ".bias"], self.eps)
 
     def _linear(self, x, prefix: str):
         return self.torch.nn.functional.linear(x, self.w[prefix + ".weight"], self.w[prefix + ".bias"])
@@ -81,19 +78,41 @@ class MiniLM:
     def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
         """Unit-length float32 rows, in input order."""
         torch = self.torch
-        encodings = self.tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))  # little padding per batch
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                chunk = order[start : start + batch_size]
-                longest = max(len(encodings[i].ids) for i in chunk)
-                ids = torch.zeros(len(chunk), longest, dtype=torch.long)
-                mask = torch.zeros(len(chunk), longest, dtype=torch.long)
-                for row, i in enumerate(chunk):
-                    n = len(encodings[i].ids)
-                    ids[row, :n] = torch.tensor(encodings[i].ids)
-                    mask[row, :n] = 1
-                out[chunk] = self._encode_batch(ids, mask).numpy()
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1.0, norms)
+
+        def forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            with torch.inference_mode():
+                return self._encode_batch(torch.from_numpy(ids), torch.from_numpy(mask)).numpy()
+
+        return encode_batched(self.tokenizer, texts, batch_size, self.dim, forward)
+
+
+def load_tokenizer(model_dir: str | Path, max_tokens: int = MAX_TOKENS):
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=max_tokens)
+    tokenizer.no_padding()  # padded per batch in encode_batched, to the batch's longest text
+    return tokenizer
+
+
+def encode_batched(tokenizer, texts: list[str], batch_size: int, dim: int, forward) -> np.ndarray:
+    """Tokenize, batch by length (little padding), run forward(ids, mask) -> pooled rows, normalize.
+
+    forward takes int64 arrays (batch, length) and returns float32 (batch, dim) mean-pooled rows; the
+    torch pass (MiniLM) and the onnxruntime one (minilm_onnx.py) share everything else.
+    """
+    encodings = tokenizer.encode_batch(texts)
+    order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        longest = max(len(encodings[i].ids) for i in chunk)
+        ids = np.zeros((len(chunk), longest), dtype=np.int64)
+        mask = np.zeros((len(chunk), longest), dtype=np.int64)
+        for row, i in enumerate(chunk):
+            n = len(encodings[i].ids)
+            ids[row, :n] = encodings[i].ids
+            mask[row, :n] = 1
+        out[chunk] = forward(ids, mask)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1.0, norms)

