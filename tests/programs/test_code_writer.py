@@ -184,7 +184,7 @@ def test_a_failed_fix_code_call_keeps_the_attempt_and_closes_the_sandbox_started
 
 
 def test_a_question_that_runs_no_code_leaves_no_sandbox_waiting(make_program, use_lm):
-    before, runners = descendants(), runner_processes()  # spares other tests' programs keep are not ours
+    before = descendants()
     use_lm(**{"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}})
     program = make_program()
     program(question="q")  # planning fails: the sandbox started ahead is stopped, not left to expire
