@@ -26,6 +26,7 @@ from evaluate import tracking
 from evaluate.answering import Answered, answer_all
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, split, strip_gold
 from evaluate.judge import AnswerJudge, JudgeCache
+from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from evaluate.score import headline, score_items, unanswered_warnings
 from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
@@ -147,6 +148,29 @@ def flat_metrics(report: dict) -> dict[str, float]:
     return metrics
 
 
+def verified_process(items: list[DatasetItem], answered) -> dict[str, float]:
+    """Process accuracy counting only facts that passed the check against their page: a value flagged
+    in a record's `unverified` column counts as not extracted (process_verified_*, beside process_*)."""
+    by_question = {}
+    for a in answered:
+        if a.records:
+            kept = []
+            for record in a.records:
+                flagged = [f for f in str(record.get("unverified") or "").split(",") if f]
+                kept.append(
+                    {k: (None if k in flagged else v) for k, v in record.items() if k != "unverified"}
+                )
+            by_question[a.question_id] = records_to_facts(kept)
+    if not by_question:
+        return {}
+    scores = process_scores(items, by_question)
+    return {
+        f"process_verified_{scope}_{name}": value
+        for scope, values in (("macro", scores.macro), ("micro", scores.micro))
+        for name, value in values.items()
+    }
+
+
 def evaluate_program(
     program,
     items: list[DatasetItem],
@@ -206,6 +230,7 @@ def evaluate_program(
         summary = {
             **report,
             **verification_metrics(answered),
+            **verified_process(items, answered),
             "errors": sum(a.error is not None for a in answered),
             "seconds": round(seconds, 2),
             "total_tokens": tokens,

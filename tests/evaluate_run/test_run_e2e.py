@@ -163,6 +163,9 @@ def test_agent_output_is_what_the_mudabench_evaluator_reads(small_corpus, brain_
         and summary["facts_verified_share"] + summary["facts_page_corrected_share"] > 0.9
     )
     assert summary["repair_calls"] >= 0 and "facts_unverified_share" in summary
+    assert (
+        summary["process_verified_micro_cell"] <= summary["process_micro"]["cell"] + 1e-9
+    )  # never more than all facts
     for entry in entries:
         report = Path(entry["agent_log_dir"]) / "audit.html"
         assert report.is_file() and entry["model_answer"].splitlines()[0][:15] in report.read_text(
