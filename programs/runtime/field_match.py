@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
+
+from signatures.vocabulary import fold
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ ASCII_WORDS = re.compile(r"^[\x00-\x7f]+$")
 
 def core(description: str) -> str:
     """What a description names once wording that does not change the value is removed."""
-    text = unicodedata.normalize("NFKC", description or "").lower()
+    text = fold(description).lower()
     text = BRACKETED.sub(" ", text)
     text = PERIOD_WORDS.sub(" ", text)
     text = re.sub(r"\b(the|of|in|reported|disclosed|value|amount)\b", " ", text)
