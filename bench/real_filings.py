@@ -123,7 +123,7 @@ def recall(docs: Path, rows: list[dict], index: Path, workers: int, show_misses:
     for q in questions:
         idx = store.index(q["doc_id"])
         evidence = set(q["evidence_pages"])
-        vector = idx.embedder.encode([q["question"]])[0] if idx.has_dense else None
+        vector = idx.query_vector(q["question"]) if idx.has_dense else None
         for mode in modes:
             if mode == "dense" and vector is None:
                 continue

@@ -62,7 +62,7 @@ def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
         if row["doc_id"] != alt_doc:
             alt_doc, alt_index = row["doc_id"], LexicalIndex.build([c.text for c in idx.chunks], alt)
         query = row["description"]
-        vector = idx.embedder.encode([query])[0]
+        vector = idx.query_vector(query)
         dense = idx.ranked(query, "dense", vector)
         sides = {
             "dense": dense,
@@ -71,7 +71,7 @@ def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
         }
         lex = alt_index.scores(query)
         sides[f"bm25-{alt}"] = lex
-        sides[f"hybrid-{alt}"] = fuse(query, dense, lex)
+        sides[f"hybrid-{alt}"] = fuse(query, dense, lex, idx.embedded)
         shipped = wants_dense(store.catalog.get(row["doc_id"]), "auto")
         sides["shipped"] = sides[f"hybrid-{built}"] if shipped else sides[f"bm25-{built}"]
         for mode, scores in sides.items():

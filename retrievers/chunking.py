@@ -10,7 +10,14 @@ import re
 from dataclasses import asdict, dataclass
 
 from retrievers.pdf import Page, is_han
-from retrievers.statements import amount_line, column_header, statement_kind, statement_title, unit_line
+from retrievers.statements import (
+    amount_line,
+    column_header,
+    statement_kind,
+    statement_title,
+    states_amounts,
+    unit_line,
+)
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
 CHUNKER_VERSION = 5
@@ -146,7 +153,7 @@ class _Builder:
         if not self.lines:
             return
         # the unit and the column headers only where they head amounts, not prose after a table
-        keys = ("unit", "columns") if sum(map(amount_line, self.lines)) >= 2 else ()
+        keys = ("unit", "columns") if states_amounts(self.lines) else ()
         context = [self.context.get(k, "") for k in keys]
         prefix = []
         for p in [self.section, *context, header]:

@@ -3,7 +3,9 @@
 On disk, one folder per document:
     meta.json      {"format_version", "doc_id", "embedder" (null: no dense side), "tokenizer", "content_hash", ...}
     chunks.jsonl   one Chunk per line, in index order
-    dense.faiss    faiss.IndexFlatIP over the chunk embeddings (absent when "embedder" is null)
+    dense.faiss    faiss.IndexIDMap2(IndexFlatIP) over the embedded chunks' vectors, keyed by chunk number
+                   (absent when "embedder" is null; which chunks: retrievers/dense_text.py; indexes built
+                   before it hold a plain IndexFlatIP over every chunk, still read)
     bm25/          bm25s index of the tokenized chunks
 """
 
@@ -18,6 +20,7 @@ import faiss
 import numpy as np
 
 from retrievers.chunking import Chunk
+from retrievers.dense_text import DENSE_TEXT_VERSION, chosen, dense_text
 from retrievers.embedding import Embedder, get_embedder
 from retrievers.lexical import NGRAM, LexicalIndex
 from signatures.types import Passage
@@ -104,6 +107,13 @@ class DocumentIndex:
     ):
         self.doc_id, self.chunks, self.dense, self.lexical = doc_id, chunks, dense, lexical
         self.embedder, self.meta = embedder, meta
+        # the chunk numbers that have a vector: the dense ranking is over these only
+        if dense is None:
+            self.embedded = np.zeros(0, dtype=np.int64)
+        elif hasattr(dense, "id_map"):
+            self.embedded = np.sort(faiss.vector_to_array(dense.id_map).astype(np.int64))
+        else:  # built before dense_text.py: every chunk, in order
+            self.embedded = np.arange(dense.ntotal, dtype=np.int64)
 
     @classmethod
     def build(
@@ -113,15 +123,13 @@ class DocumentIndex:
         embedder: Embedder | None,
         tokenizer: str = NGRAM,
         content_hash: str | None = None,
+        dense_chunks: str = "figures",
     ) -> DocumentIndex:
-        """embedder=None builds BM25 only (see retrievers.build: MiniLM adds nothing measurable on Chinese)."""
+        """embedder=None builds BM25 only (see retrievers.build: MiniLM adds nothing measurable on Chinese);
+        otherwise the embedder reads the chunks `dense_chunks` picks, without their figures (dense_text.py)."""
         if not chunks:
             raise ValueError(f"document {doc_id!r} has no text chunks to index")
         dense = None
-        if embedder is not None:
-            vectors = embedder.encode([c.text for c in chunks])
-            dense = faiss.IndexFlatIP(vectors.shape[1])
-            dense.add(vectors)
         meta = {
             "format_version": FORMAT_VERSION,
             "doc_id": doc_id,
@@ -130,6 +138,14 @@ class DocumentIndex:
             "content_hash": content_hash,
             "chunks": len(chunks),
         }
+        if embedder is not None:
+            texts = [c.text for c in chunks]
+            ids = chosen(texts, dense_chunks)
+            dense = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
+            if ids:
+                vectors = embedder.encode([dense_text(texts[i]) for i in ids])
+                dense.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
+            meta.update(dense_chunks=dense_chunks, dense_text=DENSE_TEXT_VERSION, embedded=len(ids))
         lexical = LexicalIndex.build(
             [f"{c.text}\n{c.terms}" if c.terms else c.text for c in chunks], tokenizer
         )
@@ -180,12 +196,19 @@ class DocumentIndex:
     def has_dense(self) -> bool:
         return self.dense is not None
 
+    def query_vector(self, query: str) -> np.ndarray:
+        """The query as this index's embedder reads it: without figures, like the chunks (dense_text.py)."""
+        if self.embedder is None:
+            raise ValueError(f"document {self.doc_id!r} has no dense index (built BM25-only)")
+        text = dense_text(query) if self.meta.get("dense_text") else query
+        return self.embedder.encode([text or query])[0]
+
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
-        """Cosine per chunk; -1 everywhere for a document indexed without a dense side."""
+        """Cosine per chunk; -1 for chunks without a vector (all of them when there is no dense side)."""
         out = np.full(len(self.chunks), -1.0, dtype=np.float32)
-        if self.dense is None:
+        if self.dense is None or self.dense.ntotal == 0:
             return out
-        sims, ids = self.dense.search(query_vector.reshape(1, -1).astype(np.float32), len(out))
+        sims, ids = self.dense.search(query_vector.reshape(1, -1).astype(np.float32), self.dense.ntotal)
         keep = ids[0] >= 0
         out[ids[0][keep]] = sims[0][keep]
         return out
@@ -223,11 +246,11 @@ class DocumentIndex:
                 "mode, or rebuild with --dense all"
             )
         if query_vector is None:
-            query_vector = self.embedder.encode([query])[0]
+            query_vector = self.query_vector(query)
         dense = self.dense_scores(query_vector)
         if mode == "dense":
             return dense
-        return fuse(query, dense, lexical)
+        return fuse(query, dense, lexical, self.embedded)
 
     def search(
         self,

@@ -78,6 +78,16 @@ def amount_line(line: str) -> bool:
     return sum(1 for t in line.split() if _AMOUNT.search(t)) >= 1
 
 
+def states_amounts(lines: list[str]) -> bool:
+    """Lines that state figures (two or more amount rows): a table, or prose that quotes numbers."""
+    return sum(map(amount_line, lines)) >= 2
+
+
+def is_year(token: str) -> bool:
+    """ "2022", "FY2021", "2022," or "2024年": a period, not an amount."""
+    return bool(_YEAR.match(token))
+
+
 def statement_kind(title: str) -> str:
     """The usual names of the statement a title names, or "" when it names none."""
     if not statement_title(title):

@@ -182,7 +182,7 @@ class IndexStore:
             if doc_ids is None
             else [d for d in doc_ids if d not in failed or self._is_indexed(d)]
         )
-        vectors: dict[str, np.ndarray] = {}
+        vectors: dict[tuple, np.ndarray] = {}
         owners, dense, lexical, embedded = [], [], [], []
         for doc_id in ids:
             try:
@@ -193,19 +193,22 @@ class IndexStore:
             if idx.embedder is None:
                 d = idx.dense_scores(None)
             else:
-                name = idx.embedder.name
+                # one query vector per way of reading it (an index built before dense_text.py reads it whole)
+                name = (idx.embedder.name, idx.meta.get("dense_text"))
                 if name not in vectors:
-                    vectors[name] = idx.embedder.encode([query])[0]
+                    vectors[name] = idx.query_vector(query)
                 d = idx.dense_scores(vectors[name])
             lx = idx.lexical.scores(query)
             top = lx.max() if len(lx) else 0.0
             owners += [(idx, i) for i in range(len(idx.chunks))]
             dense.append(d)
             lexical.append(lx / top if top > 0 else lx)
-            embedded.append(np.full(len(idx.chunks), idx.has_dense))
+            mask = np.zeros(len(idx.chunks), dtype=bool)
+            mask[idx.embedded] = True
+            embedded.append(mask)
         if not owners:
             return []
-        # chunks of BM25-only documents have no dense rank
+        # chunks without a vector (BM25-only documents, chunks dense_text.py leaves out) have no dense rank
         in_dense = np.flatnonzero(np.concatenate(embedded))
         fused = fuse(query, np.concatenate(dense), np.concatenate(lexical), embedded=in_dense)
         order = np.argsort(-fused, kind="stable")[:k]

@@ -9,6 +9,7 @@ import pytest
 
 from retrievers.build import build_index
 from retrievers.catalog import Catalog
+from retrievers.dense_text import chosen
 from retrievers.store import DocumentNotIndexed, IndexStore, doc_folder
 
 
@@ -169,3 +170,27 @@ def test_a_changed_document_is_hashed_once_to_find_it_stale_and_once_to_record_i
     # broken files: enc, bad, blank, scan are hashed by the worker (never indexed, so no cache to check)
     assert sorted(hashed) == sorted(["zh1", "zh1", "en1", "enc", "bad", "blank", "scan"])
     assert report.results[0].content_hash == real_hash(tiny_collection["pdf_dir"] / "zh1.pdf")
+
+
+def test_what_the_embedder_reads_is_part_of_the_cache_key(tiny_collection):
+    """Switching --dense-chunks re-embeds the embedded documents only; BM25-only ones stay cached."""
+    c = tiny_collection
+
+    def build(**kw):
+        catalog = Catalog.load(c["catalog"])
+        report = build_index(
+            catalog, c["pdf_dir"], c["index"], workers=1, embedder="hashing-256", progress=False, **kw
+        )
+        return {r.doc_id: r.status for r in report.results if r.doc_id in ("en1", "zh1")}
+
+    assert build() == {"en1": "built", "zh1": "built"}
+    assert build() == {"en1": "cached", "zh1": "cached"}
+    assert build(dense_chunks="all") == {"en1": "built", "zh1": "cached"}
+    manifest = json.loads((c["index"] / "manifest.json").read_text())
+    assert manifest["dense_chunks"] == "all"
+    en1 = IndexStore.open(c["index"]).index("en1")
+    assert en1.meta["dense_chunks"] == "all"
+    assert en1.embedded.tolist() == chosen([ch.text for ch in en1.chunks], "all")
+    assert build(dense_chunks="all") == {"en1": "cached", "zh1": "cached"}
+    with pytest.raises(ValueError, match="use one of figures, all"):
+        build(dense_chunks="tables")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from retrievers import build, search
 
 
@@ -104,3 +106,14 @@ def test_a_batch_line_naming_an_unknown_document_warns_in_plain_words(tiny_colle
     assert captured.err.strip() == "warning: document 'nope' is not in the catalog"
     first, second = (json.loads(line) for line in captured.out.splitlines())
     assert first == [] and "毕马威" in second[0]["text"]
+
+
+def test_dense_chunks_flag_reaches_the_index_and_a_wrong_value_names_the_choices(tiny_collection, capsys):
+    c = tiny_collection
+    args = ["--catalog", str(c["catalog"]), "--pdf-dir", str(c["pdf_dir"]), "--index", str(c["index"])]
+    assert build.main([*args, "--embedder", "hashing-256", "--no-progress", "--dense-chunks", "all"]) == 1
+    assert json.loads((c["index"] / "manifest.json").read_text())["dense_chunks"] == "all"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        build.main([*args, "--dense-chunks", "tables"])
+    assert exit_.value.code == 2 and "choose from 'figures', 'all'" in capsys.readouterr().err

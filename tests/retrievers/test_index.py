@@ -21,7 +21,7 @@ CHUNKS = [
 
 @pytest.fixture
 def index():
-    return DocumentIndex.build("d1", CHUNKS, HashingEmbedder(), content_hash="h")
+    return DocumentIndex.build("d1", CHUNKS, HashingEmbedder(), content_hash="h", dense_chunks="all")
 
 
 def test_rrf_rewards_agreement():

@@ -24,7 +24,7 @@ CHUNKS = [
 
 @pytest.fixture
 def index():
-    return DocumentIndex.build("d1", CHUNKS, HashingEmbedder(), content_hash="h")
+    return DocumentIndex.build("d1", CHUNKS, HashingEmbedder(), content_hash="h", dense_chunks="all")
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "bm25", "dense"])
