@@ -41,6 +41,8 @@ def test_minilm_matches_sentence_transformers_and_drives_dense_search(monkeypatc
         Chunk("Our employees enjoy health benefits and pension plans.", 2, 2),
         Chunk("Consolidated balance sheet: the sum of all assets held at year end.", 3, 3),
     ]
-    index = DocumentIndex.build("d", chunks, MiniLMEmbedder(), dense_chunks="all")  # prose: none states figures
+    index = DocumentIndex.build(
+        "d", chunks, MiniLMEmbedder(), dense_chunks="all"
+    )  # prose: none states figures
     assert index.search("total assets", k=1, mode="dense")[0].page == 3
     assert index.search("staff welfare", k=1, mode="dense")[0].page == 2
