@@ -18,9 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from signatures.types import IDENTITY_FIELDS
+
 logger = logging.getLogger(__name__)
 
-VISIBLE_FIELDS = ("id", "symbol", "year", "doctype")
+VISIBLE_FIELDS = IDENTITY_FIELDS  # the only metadata of an item the program may see
 
 
 class DatasetError(ValueError):

@@ -14,6 +14,7 @@ from typing import Any
 
 from evaluate.cells import CellResult, compare_cell, show
 from evaluate.dataset import DatasetItem
+from signatures.types import IDENTITY_FIELDS
 
 UNIT_SUFFIXES = ("_10k_cny", "_cny", "_usd", "_pct")
 Facts = Mapping[str, Mapping[str, Any]]  # doc_id -> {value_key: value}
@@ -192,6 +193,6 @@ def records_to_facts(records: list[Mapping[str, Any]]) -> dict[str, dict[str, An
         if doc_id is None:
             continue
         facts.setdefault(str(doc_id), {}).update(
-            {k: v for k, v in record.items() if k not in ("id", "symbol", "year", "doctype")}
+            {k: v for k, v in record.items() if k not in IDENTITY_FIELDS}
         )
     return facts

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from retrievers.doc_ids import folder_clash, id_problem
 from retrievers.textfile import EncodingProblem, read_text
-from signatures.types import Document, Restriction
+from signatures.types import IDENTITY_FIELDS, Document, Restriction
 
 CATALOG_FILE = "catalog.sqlite"
-FIELDS = ("symbol", "year", "doctype", "language")
+FIELDS = (*IDENTITY_FIELDS[1:], "language")  # what a restriction may name: the identity besides id
 ENGLISH_DOCTYPES = {"US Stock Annual Report"}
-_COLUMNS = ("id", "symbol", "year", "doctype", "language", "path", "pages", "content_hash")
+_COLUMNS = (*IDENTITY_FIELDS, "language", "path", "pages", "content_hash")
 
 
 class CatalogError(ValueError):
@@ -185,7 +185,7 @@ def _dataset_rows(path: Path, text: str) -> list[dict]:
         )
     # Only the metadata a system may see; value_* gold fields and schema are never read.
     return [
-        {k: row.get(k) for k in ("id", "symbol", "year", "doctype", "language", "path")}
+        {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")}
         for i in items
         for row in i["metadata"]
     ]
@@ -206,7 +206,7 @@ def _jsonl_rows(path: Path, text: str) -> list[dict]:
 
 
 def _document(row: dict, where: str) -> Document:
-    missing = [k for k in ("id", "symbol", "year", "doctype") if row.get(k) in (None, "")]
+    missing = [k for k in IDENTITY_FIELDS if row.get(k) in (None, "")]
     if missing:
         raise CatalogError(
             f"{where} lacks {', '.join(missing)}: every document needs id, symbol, year, doctype"
