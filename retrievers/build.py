@@ -112,7 +112,7 @@ def resolve_pdf(doc: Document, pdf_dir: Path, catalog_dir: Path | None = None) -
 
 
 class Job(NamedTuple):
-    """One document to index: the arguments of cached_result and build_document, in their order."""
+    """One document to index: what cached_result and build_document read (a tuple: it pickles to workers)."""
 
     doc_id: str
     pdf: str
@@ -122,18 +122,12 @@ class Job(NamedTuple):
     dense_chunks: str = "figures"  # which chunks the embedder reads (retrievers/dense_text.py)
 
 
-def cached_result(
-    doc_id: str,
-    pdf: str,
-    folder: str,
-    embedder_name: str | None,
-    tokenizer: str,
-    dense_chunks: str = "figures",
-) -> DocResult | None:
+def cached_result(job: Job) -> DocResult | None:
     """The result of an earlier build when the file, embedder (and what it reads), tokenizer and pipeline
     are unchanged."""
-    pdf_path = Path(pdf)
-    meta = read_meta(Path(folder))  # None when never built, or unreadable (then rebuilt)
+    doc_id, embedder_name, tokenizer = job.doc_id, job.embedder_name, job.tokenizer
+    pdf_path = Path(job.pdf)
+    meta = read_meta(Path(job.folder))  # None when never built, or unreadable (then rebuilt)
     if meta is None or not pdf_path.is_file():
         return None
     content_hash = file_hash(pdf_path)
@@ -141,7 +135,7 @@ def cached_result(
     if tuple(meta.get(k) for k in key) != (FORMAT_VERSION, PIPELINE, content_hash, embedder_name, tokenizer):
         return None
     if embedder_name and (meta.get("dense_chunks"), meta.get("dense_text")) != (
-        dense_chunks,
+        job.dense_chunks,
         DENSE_TEXT_VERSION,
     ):
         return None  # the embedder would read other chunks, or read them otherwise: re-embed
@@ -156,14 +150,7 @@ def cached_result(
     )
 
 
-def build_document(
-    doc_id: str,
-    pdf: str,
-    folder: str,
-    embedder_name: str | None,
-    tokenizer: str,
-    dense_chunks: str = "figures",
-) -> DocResult:
+def build_document(job: Job) -> DocResult:
     """Parse, chunk, embed (unless embedder_name is None) and save one document. Never raises.
 
     build_index checks the cache (cached_result, a hash of the whole file) before handing a
@@ -174,8 +161,8 @@ def build_document(
     from retrievers.pdf import ParseError, parse_pdf
 
     start = time.perf_counter()
-    pdf_path, out = Path(pdf), Path(folder)
-    result = DocResult(doc_id, "failed")
+    pdf_path, out = Path(job.pdf), Path(job.folder)
+    result = DocResult(job.doc_id, "failed")
     try:
         if pdf_path.is_file():  # a missing file is parse_pdf's to report, with its fix
             result.content_hash = file_hash(pdf_path)
@@ -188,12 +175,12 @@ def build_document(
             parsed.warnings,
         )
         index = DocumentIndex.build(
-            doc_id,
+            job.doc_id,
             chunks,
-            get_embedder(embedder_name) if embedder_name else None,
-            tokenizer,
+            get_embedder(job.embedder_name) if job.embedder_name else None,
+            job.tokenizer,
             result.content_hash,
-            dense_chunks,
+            job.dense_chunks,
         )
         index.meta.update(
             pipeline=PIPELINE,
@@ -366,7 +353,7 @@ def _run_jobs(
     stale = []
     # the cache check is a hash of the file: cheap, done here so workers start only if needed
     for job in jobs:
-        cached = cached_result(*job)
+        cached = cached_result(job)
         if cached is None:
             stale.append(job)
         else:
@@ -379,7 +366,7 @@ def _run_jobs(
         return
     if workers == 1 or len(stale) <= 1:
         for job in stale:
-            results.append(build_document(*job))
+            results.append(build_document(job))
             bar.update()
         return
     pool = _pool(min(workers, len(stale)))
@@ -387,7 +374,7 @@ def _run_jobs(
     try:
         # heaviest first (embedded, then large files), so no worker is left with a long tail alone
         futures = {
-            pool.submit(build_document, *job): job for job in sorted(stale, key=_expected_cost, reverse=True)
+            pool.submit(build_document, job): job for job in sorted(stale, key=_expected_cost, reverse=True)
         }
         for future in as_completed(futures):
             try:
@@ -426,7 +413,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 def _build_alone(job: Job) -> DocResult:
     pool = _pool(1)
     try:
-        return pool.submit(build_document, *job).result()
+        return pool.submit(build_document, job).result()
     except BrokenProcessPool:
         return DocResult(
             job.doc_id,

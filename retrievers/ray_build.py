@@ -147,7 +147,7 @@ def _index_document(job: tuple) -> tuple[DocResult, int, int]:
     (retrievers.embedding), serves every document that process indexes.
     """
     os.environ["COLLATE_TORCH_THREADS"] = str(TASK_CPUS)  # read at the process's first model load
-    result = build_document(*job)
+    result = build_document(Job(*job))  # a plain tuple if the task's arguments lost the type
     from retrievers.embedding import _load_minilm_once
 
     return result, os.getpid(), _load_minilm_once.cache_info().misses

@@ -369,10 +369,10 @@ def test_ctrl_c_stops_with_one_line_saying_what_was_saved(tmp_path, writers, cap
     c = _good_collection(tmp_path, writers)
     real = build.build_document
 
-    def interrupted_on_en1(doc_id, *args):
-        if doc_id == "en1":
+    def interrupted_on_en1(job):
+        if job.doc_id == "en1":
             raise KeyboardInterrupt
-        return real(doc_id, *args)
+        return real(job)
 
     monkeypatch.setattr(build, "build_document", interrupted_on_en1)
     assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 130
