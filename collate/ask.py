@@ -8,7 +8,9 @@ Without --dataset the scope is the whole indexed collection; with it, that item'
 way evaluate reads datasets (gold fields never reach the program). --json prints
 {answer, records, code, result, citations, missing, usage}. Outputs are checked before the first LM
 call (run folder and fact store writable), and the answer is printed even if writing the run folder
-fails afterwards.
+fails afterwards. When an LM call failed or a reply could not be parsed, one line on stderr says so
+per stage ("LM: planner 1 parse failure of 3 calls"); the run folder's answer.json keeps every stage's
+calls, LM errors, parse failures and LM seconds.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import dspy
 
 from evaluate.dataset import DatasetError, load_dataset, strip_gold
 from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from programs.runtime.lm_progress import RunCounts, totals, trouble_line
 from programs.runtime.run_folder import to_jsonable, write_run
 from programs.runtime.settings import STAGES, NoLMConfigured, Settings, configure
 
@@ -228,6 +231,7 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     progress = Progress(enabled=not args.no_progress)
+    lm_counts = RunCounts(program)  # this question's LM calls, not an earlier one's in this process
     try:
         with dspy.track_usage() as tracker:
             pred = program(question=question, doc_ids=doc_ids, on_progress=progress)
@@ -244,13 +248,19 @@ def main(argv=None) -> int:
     finally:
         progress.close()
     usage = tracker.get_total_tokens()
+    lm_stages = lm_counts.stages()
     if args.run_dir:
         try:
             write_run(
                 args.run_dir,
                 pred,
                 question_id=args.question_id,
-                extra={"usage": usage, "settings": settings.as_params()},
+                extra={
+                    "usage": usage,
+                    **totals(lm_stages),
+                    "lm_stages": lm_stages,
+                    "settings": settings.as_params(),
+                },
             )
         except OSError as e:  # the answer is paid for: print it anyway, and say what was not written
             print(f"warning: could not write the run folder {args.run_dir}: {e}", file=sys.stderr)
@@ -267,6 +277,10 @@ def main(argv=None) -> int:
             print(pred.coverage_line)
         for m in pred.missing:
             print(f"missing: {m.doc_id} ({m.stage}): {m.reason}", file=sys.stderr)
+    # Beside the answer, never in it: stdout stays the answer (or the one JSON object with --json).
+    trouble = trouble_line(lm_stages)
+    if trouble:
+        print(trouble, file=sys.stderr)
     return 0  # a run that could not plan still ends here: its answer and `missing` say why
 
 

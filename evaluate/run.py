@@ -8,7 +8,8 @@ the paper's flat-RAG baseline (flat-rag-plain: without document metadata in the 
 variants log to the same MLflow experiment, side by side. Gold fields are stripped before the
 program sees an item; one failing question is recorded with its error and the run goes on.
 Each run keeps its own fact store (OUT/facts.sqlite, unless COLLATE_FACT_STORE names one), so no
-variant reuses another variant's extractions.
+variant reuses another variant's extractions. The summary (summary.json, the console, MLflow metrics)
+carries the run's LM calls, LM errors and adapter parse failures per stage (lm_parse_failures_<stage>, ...).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from evaluate.score import headline, score_items, unanswered_warnings
 from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.runtime.settings import NoLMConfigured, Settings, build_lm, configure
 
 logger = logging.getLogger(__name__)
@@ -134,17 +136,22 @@ def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge:
     model = settings.model_for("judge") or ""
     judge = AnswerJudge(cache=JudgeCache(out_dir / "judge_cache.sqlite"), model=model)
     judge.set_lm(build_lm(settings.replace(temperature=0.0), "judge"))
+    watch = current_watch()
+    if watch is not None:  # its calls are counted as the judge's, apart from the program's stages
+        watch.label(judge, "judge")
     return judge
 
 
 def flat_metrics(report: dict) -> dict[str, float]:
-    """The scalar figures of a score report, process ones flattened (process_macro_cell, ...)."""
+    """The scalar figures of a score report, process ones flattened (process_macro_cell, ...), and the
+    LM figures per stage (lm_calls_planner, lm_parse_failures_extractor, ...)."""
     metrics: dict[str, Any] = {
         k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
     }
     for scope in ("process_macro", "process_micro"):
         for name, value in (report.get(scope) or {}).items():
             metrics[f"{scope}_{name}"] = value
+    metrics.update(stage_metrics(report.get("lm_stages") or {}))
     return metrics
 
 
@@ -205,6 +212,7 @@ def evaluate_program(
         **(tags or {}),
     }
     with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags=run_tags) as run:
+        lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
             answered = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
@@ -219,6 +227,7 @@ def evaluate_program(
             ]
             report = score_items(items, predictions, judge=judge).as_dict()
         seconds = time.perf_counter() - start
+        lm_stages = lm_counts.stages()
         per_question = {q["question_id"]: q for q in report.pop("per_question")}
         scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
         tokens = sum(
@@ -234,6 +243,8 @@ def evaluate_program(
             "errors": sum(a.error is not None for a in answered),
             "seconds": round(seconds, 2),
             "total_tokens": tokens,
+            **totals(lm_stages),
+            "lm_stages": lm_stages,
             "variant": variant,
             "run_id": run.run_id,
             "tracking_uri": tracking.tracking_uri(),
@@ -271,13 +282,32 @@ def _question_scores(score: dict | None) -> dict:
 
 
 def format_summary(summary: dict) -> str:
-    """The run's figures: headline accuracy and coverage, the settled-only figure, process accuracy."""
+    """The run's figures: headline accuracy and coverage, the settled-only figure, process accuracy,
+    and the LM calls per stage with their errors and parse failures."""
     macro, micro = summary.get("process_macro") or {}, summary.get("process_micro") or {}
-    return (
+    text = (
         f"{summary['variant']}: {headline(summary)}, errors={summary['errors']}\n"
         f"process cell/row/column macro {macro.get('cell', 0):.3f}/{macro.get('row', 0):.3f}/"
         f"{macro.get('column', 0):.3f}  micro {micro.get('cell', 0):.3f}/{micro.get('row', 0):.3f}/"
         f"{micro.get('column', 0):.3f}  full {summary.get('full_accuracy', 0):.3f}  ({summary['seconds']} s)"
+    )
+    lm = lm_line(summary)
+    return f"{text}\n{lm}" if lm else text
+
+
+def lm_line(summary: dict) -> str:
+    """'LM calls 41 (answer 3, extractor 30, planner 3, ...), errors 0, parse failures 1: planner 1
+    parse failure of 3 calls', or '' for a summary without LM figures."""
+    stages = summary.get("lm_stages")
+    if stages is None:
+        return ""
+    per_stage = ", ".join(f"{stage} {c['calls']}" for stage, c in stages.items())
+    trouble = trouble_line(stages).removeprefix("LM: ")
+    return (
+        f"LM calls {summary.get('lm_calls', 0)}"
+        + (f" ({per_stage})" if per_stage else "")
+        + f", errors {summary.get('lm_errors', 0)}, parse failures {summary.get('lm_parse_failures', 0)}"
+        + (f": {trouble}" if trouble else "")
     )
 
 

@@ -40,6 +40,9 @@ HEADLINE = [
     ("process_macro_cell", "process macro", "{:.3f}"),
     ("process_micro_cell", "micro", "{:.3f}"),
     ("lm_calls", "LM calls", "{:.0f}"),
+    # what went wrong on the wire and in the adapter (per stage: lm_errors_<stage>, lm_parse_failures_<stage>)
+    ("lm_errors", "LM errors", "{:.0f}"),
+    ("lm_parse_failures", "parse failures", "{:.0f}"),
     ("total_tokens", "tokens", "{:.0f}"),
     ("cost_usd", "cost $", "{:.4f}"),
     ("seconds", "s", "{:.1f}"),

@@ -8,11 +8,16 @@ bench/local_structured.py compares with and without JSON-schema decoding).
 
 A call's stage is the predictor that made it (DSPy calls the LM on the predictor's own thread), named
 by the program's stage attributes when configure() was given the program, else by its signature.
+
+A watch lives as long as the process's DSPy settings (several runs in one process share it), so a
+run's own figures are a difference of two snapshots: `RunCounts` takes one when the run starts and
+`stages()` subtracts it at the end (evaluate.run's summary and MLflow metrics, collate ask's line).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections import defaultdict
@@ -21,6 +26,15 @@ import dspy
 from dspy.utils.callback import BaseCallback
 
 logger = logging.getLogger(__name__)
+
+COUNTS = ("calls", "lm_errors", "parse_failures", "seconds")  # per stage, as summary() gives them
+# count -> the name a run summary and an MLflow metric give it (lm_parse_failures, lm_parse_failures_<stage>)
+METRIC_NAMES = {
+    "calls": "lm_calls",
+    "lm_errors": "lm_errors",
+    "parse_failures": "lm_parse_failures",
+    "seconds": "lm_seconds",
+}
 
 
 class LMWatch(BaseCallback):
@@ -37,6 +51,11 @@ class LMWatch(BaseCallback):
         )
         self._ticker: threading.Thread | None = None
         self._wake = threading.Event()
+
+    def label(self, module, stage: str) -> None:
+        """Count the calls of `module`'s predictors under `stage` (e.g. evaluate's judge)."""
+        for _, predictor in module.named_predictors():
+            self.labels[id(predictor)] = stage
 
     # ---- which stage a call belongs to -------------------------------------------------------
     def on_module_start(self, call_id, instance, inputs):
@@ -147,3 +166,85 @@ def install(watch: LMWatch) -> LMWatch:
 def current_watch() -> LMWatch | None:
     """The LMWatch configure() registered, for a run summary (None when none is)."""
     return next((c for c in (dspy.settings.get("callbacks") or []) if isinstance(c, LMWatch)), None)
+
+
+class RunCounts:
+    """The LM figures of ONE run: the watch's counts at the end minus its counts at the start.
+
+    A watch an earlier configure() installed keeps counting for as long as the process runs (an
+    optimizer evaluates several times after one configure; a test session configures many times),
+    so its totals are the process's, not the run's. With no watch installed (a caller that set DSPy
+    up itself), a quiet one (no waiting lines) is installed so the run still has figures.
+    """
+
+    def __init__(self, program=None):
+        self.watch = current_watch()
+        if self.watch is None:
+            try:
+                self.watch = install(LMWatch(every=0, labels=stage_labels(program)))
+            except RuntimeError as e:  # DSPy lets only the thread that configured it change settings
+                logger.warning("no LM counts for this run: %s", e)
+        self.start = self.watch.summary() if self.watch is not None else {}
+
+    def stages(self) -> dict[str, dict[str, float]]:
+        """Per stage that made a call during the run: calls, lm_errors, parse_failures, seconds."""
+        watch = current_watch()
+        if watch is None:
+            return {}
+        return since(watch.summary(), self.start if watch is self.watch else {})
+
+
+def since(after: dict, before: dict) -> dict[str, dict[str, float]]:
+    """Per stage, `after` minus `before` (two summary() snapshots); stages without a call are left out."""
+    stages = {}
+    for stage, counts in after.items():
+        earlier = before.get(stage, {})
+        diff = {k: counts.get(k, 0) - earlier.get(k, 0) for k in COUNTS}
+        diff["seconds"] = round(max(diff["seconds"], 0.0), 3)
+        if any(diff[k] for k in COUNTS if k != "seconds"):
+            stages[stage] = diff
+    return dict(sorted(stages.items(), key=lambda item: _pipeline_order(item[0])))
+
+
+def _pipeline_order(stage: str) -> tuple[int, str]:
+    """Stages in the order the Analyst runs them (then the judge), any other name after, by name."""
+    from programs.runtime.settings import STAGES
+
+    order = list(STAGES)
+    return (order.index(stage), "") if stage in order else (len(order), stage)
+
+
+def totals(stages: dict) -> dict[str, float]:
+    """lm_calls, lm_errors, lm_parse_failures, lm_seconds over every stage."""
+    summed = {name: sum(c.get(k, 0) for c in stages.values()) for k, name in METRIC_NAMES.items()}
+    summed["lm_seconds"] = round(summed["lm_seconds"], 3)
+    return summed
+
+
+def stage_metrics(stages: dict) -> dict[str, float]:
+    """lm_calls_<stage>, lm_errors_<stage>, lm_parse_failures_<stage>, lm_seconds_<stage> for every stage
+    (a stage named by a signature keeps its name, with what a metric name cannot hold as `_`)."""
+    return {
+        f"{name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', stage)}": counts.get(k, 0)
+        for stage, counts in stages.items()
+        for k, name in METRIC_NAMES.items()
+    }
+
+
+def trouble_line(stages: dict) -> str:
+    """'LM: planner 1 parse failure of 3 calls; extractor 2 LM errors of 9 calls', or '' when no stage
+    had a parse failure or an LM error."""
+    parts = []
+    for stage, c in stages.items():
+        troubles = [
+            _plural(c.get(k, 0), word)
+            for k, word in (("parse_failures", "parse failure"), ("lm_errors", "LM error"))
+            if c.get(k, 0)
+        ]
+        if troubles:
+            parts.append(f"{stage} {' and '.join(troubles)} of {_plural(c.get('calls', 0), 'call')}")
+    return "LM: " + "; ".join(parts) if parts else ""
+
+
+def _plural(n: float, word: str) -> str:
+    return f"{n:g} {word}" + ("" if n == 1 else "s")
