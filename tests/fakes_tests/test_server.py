@@ -109,6 +109,11 @@ def test_latency_applies_per_call_and_calls_run_concurrently():
             t.join()
         elapsed = time.monotonic() - started
         assert sorted(results) == [f"echo: q{i}" for i in range(4)]
+        # A handler records its end after the reply has gone out: wait for the records, not the clock
+        # (the deadline only guards against a hang).
+        deadline = time.monotonic() + 60
+        while not all(r.ended for r in server.records) and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert server.max_concurrency() == 4
         assert all(r.ended - r.started >= 0.3 for r in server.records)  # the latency, on every call
         assert 0.3 <= server.busy_seconds() <= elapsed  # overlapping calls count once
