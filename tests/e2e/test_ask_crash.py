@@ -1,7 +1,8 @@
 """kill -9 an ask at random points (issue 11): the fact store stays consistent and the next ask resumes.
 
 The ask runs as a user runs it, a separate process talking HTTP to the fake LM server; each kill
-lands while extraction calls are in flight (the server answers after a delay). Afterwards SQLite's
+lands among the extraction calls: after the server has received a randomly chosen one (the server
+answers after a delay), never at a point guessed from the clock. Afterwards SQLite's
 own integrity check passes, every stored fact is whole, and the next ask asks only what is missing.
 """
 
@@ -53,14 +54,37 @@ def stored(facts) -> set[tuple[str, str]]:
     return {(d, f) for d, f, *_ in rows}
 
 
+def finished_documents(kept: set[tuple[str, str]]) -> set[str]:
+    return {d for d, _ in kept if all((d, f) in kept for f in {f for _, f in kept})}
+
+
+def wait_for_extraction_call(server, process, number: int) -> None:
+    """Until the server has received extraction call `number` (counted over the server's life), so the
+    kill lands among the extraction calls however slowly the machine starts the ask. The deadline only
+    guards against a hang."""
+    deadline = time.monotonic() + 240
+    while server.calls_by_kind()["extract"] < number:
+        assert process.poll() is None, (
+            f"the ask ended before extraction call {number}: {process.stderr.read()}"
+        )
+        assert time.monotonic() < deadline, f"no extraction call {number} within 240 s"
+        time.sleep(0.01)
+
+
 def test_kill_9_during_extraction_leaves_a_consistent_store_and_the_next_ask_resumes(tiny, item, tmp_path):  # noqa: F811
     rng = random.Random(7)
     facts = tmp_path / "facts.sqlite"
     kept: set = set()
     with FakeLMServer(Brain(), latency=0.4) as server:
         for attempt in range(3):
+            # A random one of the calls this ask still has to make (one at least per unfinished document).
+            unfinished = len(doc_ids(item) - finished_documents(kept))
+            if not unfinished:  # an earlier kill landed after the last extraction: none left to interrupt
+                break
+            call = server.calls_by_kind()["extract"] + 1 + rng.randrange(unfinished)
             process = ask_process(tiny, item, server, facts, tmp_path / f"run{attempt}")
-            time.sleep(rng.uniform(2.5, 5.0))  # start-up (~2 s), then somewhere among the extraction calls
+            wait_for_extraction_call(server, process, call)
+            time.sleep(rng.uniform(0, 0.5))  # a random point in that call (0.4 s of latency) or just after
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=30)
             now = stored(facts) if facts.exists() else set()
@@ -72,6 +96,5 @@ def test_kill_9_during_extraction_leaves_a_consistent_store_and_the_next_ask_res
         asked = server.calls_by_kind()["extract"] - before
     assert process.returncode == 0, err
     assert '"answer"' in out
-    finished = {d for d, _ in kept if all((d, f) in kept for f in {f for _, f in kept})}
-    assert asked <= len(doc_ids(item)) - len(finished)  # documents already stored are not asked again
+    assert asked <= len(doc_ids(item)) - len(finished_documents(kept))  # stored documents are not asked again
     assert {d for d, _ in stored(facts)} == doc_ids(item)

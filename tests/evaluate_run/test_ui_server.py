@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from mlflow.tracking import MlflowClient
@@ -22,7 +23,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_up(client: MlflowClient, process: subprocess.Popen, seconds: float = 60.0) -> None:
+# Only guards against a server that never comes up: how fast it starts is not this test's business
+# (a loaded 2-core CI machine takes far longer than a quiet one; speed is measured in bench/). Below
+# pytest-timeout's 300 s so a hang fails with the server's own stderr.
+HANG_GUARD_SECONDS = 240.0
+
+
+def _wait_up(url: str, process: subprocess.Popen, seconds: float = HANG_GUARD_SECONDS) -> None:
+    """Poll the server's /health once per half second. Plain urllib, one attempt per poll: the
+    MlflowClient retries a refused connection with exponential back-off (minutes), which would
+    make each poll as slow as the machine is loaded."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -30,11 +40,13 @@ def _wait_up(client: MlflowClient, process: subprocess.Popen, seconds: float = 6
                 f"mlflow server exited with {process.returncode}: {process.stderr.read()[-2000:]}"
             )
         try:
-            client.search_experiments()
-            return
-        except Exception:
-            time.sleep(0.5)
-    raise AssertionError("mlflow server did not come up within a minute")
+            with urllib.request.urlopen(f"{url}/health", timeout=10) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:  # refused while starting, or a reset / timeout under load
+            pass
+        time.sleep(0.5)
+    raise AssertionError(f"mlflow server did not come up within {seconds:.0f} s")
 
 
 def test_the_documented_server_command_shows_our_runs(tmp_path):
@@ -48,7 +60,6 @@ def test_the_documented_server_command_shows_our_runs(tmp_path):
     argv = shlex.split(rest)
     argv[0] = str(Path(sys.executable).with_name("mlflow"))  # the .venv's mlflow, wherever the test runs from
     env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
-    started = time.monotonic()
     process = subprocess.Popen(
         argv,
         cwd=tmp_path,
@@ -59,14 +70,13 @@ def test_the_documented_server_command_shows_our_runs(tmp_path):
         start_new_session=True,
     )
     try:
-        client = MlflowClient(f"http://127.0.0.1:{port}")
-        _wait_up(client, process)
-        up_seconds = time.monotonic() - started
+        url = f"http://127.0.0.1:{port}"
+        _wait_up(url, process)
+        client = MlflowClient(url)
         served = client.get_run(run.run_id)
         assert served.data.params["lm"] == "fake/x" and served.data.metrics["final_accuracy"] == 0.25
         assert "summary.json" in {a.path for a in client.list_artifacts(run.run_id)}
         assert client.get_experiment_by_name("t-served") is not None
-        assert up_seconds < 60
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)

@@ -76,15 +76,24 @@ def test_a_malformed_reply_is_a_parse_error():
 
 
 def test_a_hang_past_the_client_timeout_fails_fast():
-    with FakeLMServer(echo_responder, faults=[Fault("hang")], hang_seconds=20) as server:
-        started = time.monotonic()
+    # The hang outlasts any test (the server's stop() ends it): only the client's timeout can end the call.
+    with FakeLMServer(echo_responder, faults=[Fault("hang")], hang_seconds=600) as server:
         with pytest.raises(Exception, match="(?i)time"):
             ask(server, timeout=0.5, num_retries=0)
-        assert time.monotonic() - started < 5
+        (hung,) = server.records
+        assert hung.fault == "hang" and hung.ended == 0.0  # the client gave up while the server still hung
 
 
 def test_latency_applies_per_call_and_calls_run_concurrently():
-    with FakeLMServer(echo_responder, latency=0.3) as server:
+    # Each reply waits until all four calls are in the server at once: a server (or client) that
+    # handled them one after another never gets there. The barrier's timeout only guards against a hang.
+    all_four_in_flight = threading.Barrier(4, timeout=120)
+
+    def echo_together(messages, model):
+        all_four_in_flight.wait()
+        return echo_responder(messages, model)
+
+    with FakeLMServer(echo_together, latency=0.3) as server:
         lm = server.lm()
         results = []
 
@@ -100,8 +109,13 @@ def test_latency_applies_per_call_and_calls_run_concurrently():
             t.join()
         elapsed = time.monotonic() - started
         assert sorted(results) == [f"echo: q{i}" for i in range(4)]
-        assert 0.3 <= elapsed < 1.0  # four 0.3 s calls one after another would take 1.2 s
-        assert server.max_concurrency() >= 2
+        # A handler records its end after the reply has gone out: wait for the records, not the clock
+        # (the deadline only guards against a hang).
+        deadline = time.monotonic() + 60
+        while not all(r.ended for r in server.records) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.max_concurrency() == 4
+        assert all(r.ended - r.started >= 0.3 for r in server.records)  # the latency, on every call
         assert 0.3 <= server.busy_seconds() <= elapsed  # overlapping calls count once
 
 

@@ -89,8 +89,8 @@ def test_a_small_local_model_runs_the_chain_to_an_honest_end(
     assert all(reason.strip() for reason in accounted.values())
     assert out["answer"].strip()
     # bounded by the settings: at most plan + one call per document + normalize + code (1 + rounds) +
-    # answer, each within the timeout (no retries), plus the index and sandbox work
+    # answer (no retries), counted; each call's wait is bounded by the client's timeout, not asserted
+    # here on the clock (speed is bench/'s business; the elapsed time above is printed for it)
     calls = 1 + len(in_scope) + 1 + 2 + 1
-    assert elapsed < calls * float(LOCAL["COLLATE_TIMEOUT"]) + 120
     assert summary.get("planner", {}).get("calls", 0) >= 1
     assert sum(s["calls"] for s in summary.values()) <= calls + len(in_scope)  # the normalizer may batch

@@ -135,22 +135,28 @@ def test_reply_field_names_are_matched_leniently():
 
 def test_only_lm_calls_are_bounded_and_retrieval_runs_ahead(make_program, use_lm, store, monkeypatch):
     import threading
-    import time
 
     import dspy
+
+    from tests.sandbox.processes import wait_for
 
     use_lm()
     program = make_program(concurrency=1)
     lock, in_flight, peak, retrieved_when_first_call_ends = threading.Lock(), [0], [0], []
 
+    def retrieved() -> int:
+        return len({search[0] for search in store.searches})
+
     def slow_extract(**inputs):
         with lock:
             in_flight[0] += 1
             peak[0] = max(peak[0], in_flight[0])
-        time.sleep(0.15)
+        # In flight until every document's passages are fetched, however slow the machine: retrieval
+        # that waited for the LM gate never gets there (the deadline only guards against a hang).
+        wait_for(lambda: retrieved() == 3, 60)
         with lock:
             in_flight[0] -= 1
-            retrieved_when_first_call_ends.append(len({doc for doc, _ in store.searches}))
+            retrieved_when_first_call_ends.append(retrieved())
         return dspy.Prediction(values=[])
 
     monkeypatch.setattr(program.extractor.extract, "forward", slow_extract)

@@ -167,7 +167,9 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(
     small_corpus, item, monkeypatch, capsys, tmp_path, caplog, stop_warm_sandboxes
 ):
     hang = Fault("hang", when=lambda messages: "catalog" in json.dumps(messages))  # the planner's call
-    with FakeLMServer(Brain(), faults=[hang], hang_seconds=4.0) as server:
+    # The hang outlasts any test (the server's stop() ends it): only the 2 s client timeout can end the
+    # call, however late a loaded machine gets round to it (a 504 at the hang's end would be another error).
+    with FakeLMServer(Brain(), faults=[hang], hang_seconds=600) as server:
         local_env(
             server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5"
         )

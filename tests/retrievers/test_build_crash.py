@@ -52,8 +52,9 @@ def _start_build(catalog: Path, pdf_dir: Path, index: Path) -> subprocess.Popen:
     )
 
 
-def _wait_for_group_to_end(pgid: int, timeout: float = 10) -> None:
-    """The killed build's workers die with it (they must not go on writing into the index)."""
+def _wait_for_group_to_end(pgid: int, timeout: float = 120) -> None:
+    """The killed build's workers die with it (they must not go on writing into the index). The
+    deadline only guards against a worker that never ends; how fast they go is not timed here."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -65,8 +66,9 @@ def _wait_for_group_to_end(pgid: int, timeout: float = 10) -> None:
 
 
 def _wait_until_new(index: Path, new_hash: dict[str, str], count: int, proc: subprocess.Popen) -> None:
-    """Until `count` documents hold their new index (or the build ended, or 60 s passed)."""
-    deadline = time.monotonic() + 60
+    """Until `count` documents hold their new index (or the build ended, or 240 s passed: a hang guard,
+    the build's start-up alone takes many seconds on a loaded machine)."""
+    deadline = time.monotonic() + 240
     while proc.poll() is None and time.monotonic() < deadline:
         metas = {d: read_meta(index / "docs" / d) or {} for d in new_hash}
         if sum(1 for d, m in metas.items() if m.get("content_hash") == new_hash[d]) >= count:

@@ -41,7 +41,18 @@ def runner_processes() -> set[int]:
     return pids
 
 
-def wait_for(condition, seconds: float = 20.0) -> bool:
+def waiting_for_code(pid: int) -> bool:
+    """The runner `pid` is warm: start-up done (pandas imported, records loaded), blocked reading its
+    code from the stdin pipe (runner.py's _receive_code), the only pipe it ever reads."""
+    try:
+        return "pipe_read" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
+def wait_for(condition, seconds: float = 120.0) -> bool:
+    """Poll `condition` until it holds. The deadline only guards against a hang: on a loaded machine
+    start-up and teardown take many times their quiet-machine duration."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():

@@ -158,10 +158,17 @@ for host in ['127.0.0.1', 'localhost']:
 """
     try:
         res = run(code)
-        time.sleep(0.3)
     finally:
         stop.set()
         thread.join()
+        # A connection the sandbox made is complete (in the backlog) before its connect() returned,
+        # so draining the backlog now counts it without waiting for the accept loop to come round.
+        server.setblocking(False)
+        while True:
+            try:
+                accepted.append(server.accept()[0])
+            except BlockingIOError:
+                break
         server.close()
     assert accepted == [], "the sandbox reached the caller's loopback server"
     assert res.stdout.count("blocked") == 2 and "connected" not in res.stdout
@@ -222,9 +229,7 @@ while True:
     except OSError:
         pass
 """
-    started = time.monotonic()
-    res = run(code, timeout=1.5)
-    assert time.monotonic() - started < 10
+    res = run(code, timeout=1.5)  # a run that never ends is caught by pytest-timeout, not a clock here
     assert not res.ok and res.limit in ("timeout", "processes")
     assert processes_of(run_uid) == []
 
@@ -235,20 +240,30 @@ def test_background_process_does_not_outlive_the_run(run_uid, monkeypatch):
     marker = f"sandbox-survivor-{os.getpid()}-{time.time_ns()}"
     code = f"""
 import os, subprocess, time
-subprocess.Popen(['sh', '-c', 'sleep 30; : {marker}'], start_new_session=True)
+subprocess.Popen(['sh', '-c', 'sleep 600; : {marker}'], start_new_session=True)
 if os.fork() == 0:          # a classic daemon: double fork, new session
     os.setsid()
     if os.fork() == 0:
-        os.execvp('sh', ['sh', '-c', 'sleep 30; : {marker}-daemon'])
+        os.execvp('sh', ['sh', '-c', 'sleep 600; : {marker}-daemon'])
     os._exit(0)
-time.sleep(0.5)
-alive = [p for p in os.listdir('/proc') if p.isdigit() and b'{marker}' in open(f'/proc/{{p}}/cmdline', 'rb').read()]
-print('alive inside', len(alive))
+def alive():
+    found = []
+    for p in os.listdir('/proc'):
+        try:
+            if p.isdigit() and b'{marker}' in open(f'/proc/{{p}}/cmdline', 'rb').read():
+                found.append(p)
+        except OSError:
+            pass  # a process that ended between the listing and the read
+    return found
+deadline = time.monotonic() + 60  # both started (exec'd) however loaded the machine; only a hang guard
+while len(alive()) < 2 and time.monotonic() < deadline:
+    time.sleep(0.02)
+print('alive inside', len(alive()))
 """
     try:
-        res = run(code)
+        res = run(code, timeout=120)
         assert res.ok and res.stdout == "alive inside 2\n", res.error
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + 60  # only a hang guard: the namespace's teardown is not timed here
         while host_processes_with(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert host_processes_with(marker) == []
@@ -258,11 +273,9 @@ print('alive inside', len(alive))
 
 
 def test_infinite_loop_hits_the_wall_timeout():
-    started = time.monotonic()
-    res = run("while True:\n    pass\n", timeout=1.5)
+    res = run("while True:\n    pass\n", timeout=1.5)  # a run that never ends: pytest-timeout fails it
     assert res.limit == "timeout" and not res.ok
     assert "timeout of 1.5 s" in res.error
-    assert time.monotonic() - started < 6
 
 
 def test_sleep_hits_the_wall_timeout_not_the_cpu_limit():
@@ -342,9 +355,8 @@ print(open('/proc/self/status').read().split('NoNewPrivs:')[1].split()[0])
 
 def test_ignoring_sigterm_does_not_prevent_the_kill(run_uid):
     code = "import signal, time\nfor s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):\n    signal.signal(s, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.01)\n"
-    started = time.monotonic()
-    res = run(code, timeout=1.5)
-    assert res.limit == "timeout" and time.monotonic() - started < 6
+    res = run(code, timeout=1.5)  # a run that never ends (the kill did not land): pytest-timeout fails it
+    assert res.limit == "timeout"
     assert processes_of(run_uid) == []
 
 
@@ -372,14 +384,14 @@ def test_a_killed_caller_takes_the_sandbox_down_with_it(tmp_path):
         [sys.executable, "-c", caller], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # only a hang guard: start-up is slow on a loaded machine
         while not processes_of(uid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert processes_of(uid), "the sandbox never started"
     finally:
         proc.kill()
         proc.wait()
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 60  # only a hang guard
     while processes_of(uid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes_of(uid) == [], "the sandbox outlived its killed caller"

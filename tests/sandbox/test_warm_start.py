@@ -11,9 +11,14 @@ import time
 import pytest
 
 from programs.sandbox import Limits, prepare, run_code
-from tests.sandbox.processes import descendants, runner_processes, wait_for
+from tests.sandbox.processes import descendants, runner_processes, wait_for, waiting_for_code
 
 RECORDS = [{"id": "d1", "v": 2.0}, {"id": "d2", "v": 5.0}]
+
+
+def warm_runner() -> bool:
+    """A sandbox of this test finished starting up and waits for its code (seen from /proc)."""
+    return any(waiting_for_code(pid) for pid in runner_processes())
 
 
 def test_a_prepared_run_closed_unused_leaves_no_process():
@@ -33,7 +38,7 @@ def test_an_abandoned_prepared_run_is_stopped_when_garbage_collected():
     started = descendants() - before
     del prepared
     gc.collect()
-    assert wait_for(lambda: not (descendants() & started), 10), "the abandoned sandbox outlived its handle"
+    assert wait_for(lambda: not (descendants() & started)), "the abandoned sandbox outlived its handle"
 
 
 @pytest.mark.parametrize(
@@ -53,9 +58,11 @@ def test_a_prepared_run_reports_what_run_code_reports(code):
 
 
 def test_waiting_longer_than_the_startup_bound_before_the_code_comes_still_works():
-    limits = Limits(startup_seconds=3.0)
+    # Room for a start-up on a loaded machine (~1 s on a quiet one): only the wait after it is the test.
+    limits = Limits(startup_seconds=8.0)
     prepared = prepare(RECORDS, limits=limits)
-    time.sleep(4.5)  # the LM was slow: longer than start-up may take, but the runner is just waiting
+    assert wait_for(warm_runner), "the prepared sandbox never finished starting up"
+    time.sleep(limits.startup_seconds + 1)  # the LM was slow: longer than start-up may take; it just waits
     res = prepared.run("print(df['v'].max())", timeout=5)
     assert res.ok and res.stdout == "5.0\n", res.error
 
@@ -63,7 +70,7 @@ def test_waiting_longer_than_the_startup_bound_before_the_code_comes_still_works
 def test_a_prepared_run_that_waited_past_its_cap_runs_the_code_in_a_fresh_process():
     prepared = prepare(RECORDS, limits=Limits(code_wait_seconds=0.5))
     assert wait_for(runner_processes)
-    assert wait_for(lambda: not runner_processes(), 10), "the expired sandbox was not stopped"
+    assert wait_for(lambda: not runner_processes()), "the expired sandbox was not stopped"
     res = prepared.run("print(int(df['v'].sum()))", timeout=5)
     assert res.ok and res.stdout == "7\n", res.error
 
@@ -95,10 +102,11 @@ def test_a_prepared_run_runs_code_once_and_checks_its_input():
 
 
 def test_the_user_clock_starts_when_the_code_arrives_not_at_prepare():
-    """A 1.5 s timeout is not eaten by the time the prepared run spent waiting for code."""
+    """A 1.5 s timeout is not eaten by the 2 s the prepared run spent waiting for code, warm."""
     prepared = prepare(RECORDS)
-    time.sleep(2.0)
-    res = prepared.run("import time\ntime.sleep(0.8)\nprint('slept')", timeout=1.5)
+    assert wait_for(warm_runner), "the prepared sandbox never finished starting up"
+    time.sleep(2.0)  # waiting for code, warm, longer than the timeout below
+    res = prepared.run("import time\ntime.sleep(0.5)\nprint('slept')", timeout=1.5)
     assert res.ok and res.stdout == "slept\n", res.error
 
 
@@ -127,6 +135,6 @@ def test_records_go_either_to_prepare_or_to_run_exactly_once():
 def test_a_run_prepared_without_records_that_expired_still_gets_its_late_records_even_empty():
     prepared = prepare(None, limits=Limits(code_wait_seconds=0.5))
     assert wait_for(runner_processes)
-    assert wait_for(lambda: not runner_processes(), 10), "the expired sandbox was not stopped"
+    assert wait_for(lambda: not runner_processes()), "the expired sandbox was not stopped"
     res = prepared.run("print(len(records), len(df))", timeout=5, records=[])
     assert res.ok and res.stdout == "0 0\n", res.error
