@@ -7,6 +7,7 @@ the compile's MLflow run (params, metrics, artifacts, autolog's child runs) thro
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import dspy
@@ -158,7 +159,10 @@ def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_
     cap = first["budget"]["lm_calls"] // 2  # charged per call, the rerun would be stopped half-way
     assert _compile(small_corpus, tmp_path / "again.json", *args, "--max-calls", str(cap)) == 0
     again = json.loads((tmp_path / "again.meta.json").read_text())
-    assert brain_server.calls == sent, "the identical rerun sent requests"
+    # which kinds of call went out again (the assertion is known to fail now and then under load: the
+    # kinds say which stage's prompt was not identical the second time)
+    resent = Counter(r.kind for r in brain_server.records[sent:])
+    assert brain_server.calls == sent, f"the identical rerun sent requests: {dict(resent)} ({again})"
     assert again["budget"]["lm_calls"] == 0 and again["budget"]["cache_hits"] == first["budget"]["lm_calls"]
     assert not again["budget"]["budget_exhausted"] and again["stopped_early"] is None
     assert again["scores"]["dev_metric"] == first["scores"]["dev_metric"]
