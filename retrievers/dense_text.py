@@ -58,10 +58,12 @@ def dense_text(text: str) -> str:
 
 def chosen(texts: list[str], policy: str) -> list[int]:
     """The indices of the texts MiniLM embeds under `policy` ("figures" or "all")."""
+    return [i for i, _ in readings(texts, policy)]
+
+
+def readings(texts: list[str], policy: str) -> list[tuple[int, str]]:
+    """(index, what MiniLM reads) of each text it embeds under `policy`: each text read once."""
     if policy not in DENSE_CHUNKS:
         raise ValueError(f"dense chunks {policy!r}: use one of {', '.join(DENSE_CHUNKS)}")
-    return [
-        i
-        for i, text in enumerate(texts)
-        if (policy == "all" or states_amounts(text.split("\n"))) and dense_text(text)
-    ]
+    picked = (t for t in enumerate(texts) if policy == "all" or states_amounts(t[1].split("\n")))
+    return [(i, read) for i, text in picked if (read := dense_text(text))]

@@ -20,7 +20,7 @@ import faiss
 import numpy as np
 
 from retrievers.chunking import Chunk
-from retrievers.dense_text import DENSE_TEXT_VERSION, chosen, dense_text
+from retrievers.dense_text import DENSE_TEXT_VERSION, dense_text, readings
 from retrievers.embedding import Embedder, get_embedder
 from retrievers.lexical import NGRAM, LexicalIndex
 from signatures.types import Passage
@@ -139,13 +139,12 @@ class DocumentIndex:
             "chunks": len(chunks),
         }
         if embedder is not None:
-            texts = [c.text for c in chunks]
-            ids = chosen(texts, dense_chunks)
+            picked = readings([c.text for c in chunks], dense_chunks)
             dense = faiss.IndexIDMap2(faiss.IndexFlatIP(embedder.dim))
-            if ids:
-                vectors = embedder.encode([dense_text(texts[i]) for i in ids])
-                dense.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
-            meta.update(dense_chunks=dense_chunks, dense_text=DENSE_TEXT_VERSION, embedded=len(ids))
+            if picked:
+                vectors = embedder.encode([read for _, read in picked])
+                dense.add_with_ids(vectors, np.asarray([i for i, _ in picked], dtype=np.int64))
+            meta.update(dense_chunks=dense_chunks, dense_text=DENSE_TEXT_VERSION, embedded=len(picked))
         lexical = LexicalIndex.build(
             [f"{c.text}\n{c.terms}" if c.terms else c.text for c in chunks], tokenizer
         )
