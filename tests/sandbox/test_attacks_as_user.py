@@ -125,12 +125,15 @@ class Listener:
                 conn, _ = self.server.accept()
             except OSError:
                 continue
-            conn.settimeout(1)
-            try:
-                self.received.append(conn.recv(100))
-            except OSError:
-                self.received.append(b"")
-            conn.close()
+            self._take(conn)
+
+    def _take(self, conn):
+        conn.settimeout(1)
+        try:
+            self.received.append(conn.recv(100))
+        except OSError:
+            self.received.append(b"")
+        conn.close()
 
     def close(self):
         self._stop.set()
@@ -143,12 +146,7 @@ class Listener:
                 conn, _ = self.server.accept()
             except BlockingIOError:
                 break
-            conn.settimeout(1)
-            try:
-                self.received.append(conn.recv(100))
-            except OSError:
-                self.received.append(b"")
-            conn.close()
+            self._take(conn)
         self.server.close()
 
 
