@@ -105,10 +105,11 @@ class DocumentExtractor(dspy.Module):
         try:
             # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
             futures = [
-                pool.submit(contextvars.copy_context().run, self.run_job, job, gate, stop) for job in jobs
+                pool.submit(contextvars.copy_context().run, self.traced_job, job, gate, stop) for job in jobs
             ]
+            traces = {}
             for future in as_completed(futures):
-                outcome = future.result()
+                outcome, traces[outcome.doc_id] = future.result()
                 outcomes[outcome.doc_id] = outcome
                 if on_done:
                     on_done(len(outcomes), len(jobs), outcome)
@@ -117,7 +118,20 @@ class DocumentExtractor(dspy.Module):
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
+        if dspy.settings.trace is not None:  # plan order, not the order threads finished in
+            for job in jobs:
+                dspy.settings.trace.extend(traces[job.doc.id])
         return collect(jobs, outcomes)
+
+    def traced_job(self, job: DocumentJob, gate, stop) -> tuple[DocumentOutcome, list]:
+        """run_job with its own trace: an optimizer bootstraps its extractor demo from the trace, and
+        threads appending to one list in finishing order made that demo, and so every later extraction
+        prompt, depend on timing (an identical compile rerun missed the cache on 6 extraction calls)."""
+        if dspy.settings.trace is None:
+            return self.run_job(job, gate, stop), []
+        with dspy.context(trace=[]):
+            outcome = self.run_job(job, gate, stop)
+            return outcome, list(dspy.settings.trace)
 
     def prepare(self, doc_id: str, subqueries: list[SubQuery], reuse: Reuse) -> DocumentJob:
         doc = self.store.catalog.get(doc_id)
