@@ -4,7 +4,7 @@
 
 On the same documents and the same number of processes, in one run:
   baseline  pdfplumber extract_text on every page                       pages/s
-  parse     retrievers.pdf.parse_pdf (text + ruled tables)              pages/s, ratio to baseline (target >= 10x)
+  parse     retrievers.documents.pdf.parse_pdf (text + ruled tables)              pages/s, ratio to baseline (target >= 10x)
   build     `python -m retrievers.build` end to end, a fresh index      pages/s, ratio to baseline (target >= 2x)
             (process start, model load, parse, chunk, embed, index, manifest: everything a user waits for)
   rebuild   the same command again, nothing changed                     seconds, share of build (target < 10%)
@@ -41,7 +41,7 @@ def _plumber_pages(path: str) -> int:
 
 
 def _parse_pages(path: str) -> int:
-    from retrievers.pdf import parse_pdf
+    from retrievers.documents.pdf import parse_pdf
 
     return len(parse_pdf(path).pages)
 

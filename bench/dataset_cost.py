@@ -121,7 +121,7 @@ def main(argv=None) -> int:
     work = Path(args.workdir or tempfile.mkdtemp(prefix="collate-cost-"))
     corpus, index = prepare(work)
 
-    from retrievers.store import IndexStore
+    from retrievers.indexing.store import IndexStore
 
     items = json.loads((corpus / "dataset.json").read_text(encoding="utf-8"))[: args.limit]
     store = IndexStore.open(index)

@@ -19,7 +19,7 @@ Prints each category's verdict counts, then the flag rate (fabricated: not verif
 the false-flag rate (true facts flagged) and the corrected share (wrong page -> the right page).
 Targets: flag rate 1.0, false-flag rate 0.0, corrected share 1.0.
 
---realdocs: each FinanceBench evidence text scored as a quote (retrievers.quotes.score) against its
+--realdocs: each FinanceBench evidence text scored as a quote (factcheck.quotes.score) against its
 own evidence page(s) and against the page farthest from them: the lowest own-page score and the
 highest far-page score are the margins on either side of FUZZY_THRESHOLD.
 """
@@ -39,9 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from retrievers.factcheck import PAGE_CORRECTED, VERIFIED, check_fact  # noqa: E402
-from retrievers.page_text import raw_page_texts, read_page_texts  # noqa: E402
-from retrievers.quotes import FUZZY_THRESHOLD, fold, score  # noqa: E402
+from factcheck.check import PAGE_CORRECTED, VERIFIED, check_fact  # noqa: E402
+from factcheck.quotes import FUZZY_THRESHOLD, fold, score  # noqa: E402
+from retrievers.documents.page_text import raw_page_texts, read_page_texts  # noqa: E402
 
 TRUE_KINDS = ("printed", "parsed", "two_lines")
 FABRICATED_KINDS = ("invented", "prior", "paraphrase")

@@ -9,7 +9,7 @@ The folder holds catalog.jsonl, pdf/ and questions.jsonl (question, doc_id, 1-ba
 
 Speed, on the same files and the same number of processes, in one run (see bench/build_speed.py):
   baseline  pdfplumber extract_text on every page                      pages/s
-  parse     retrievers.pdf.parse_pdf                                   ratio to baseline (target >= 10x)
+  parse     retrievers.documents.pdf.parse_pdf                                   ratio to baseline (target >= 10x)
   build     `python -m retrievers.build` end to end, fresh index       ratio to baseline (target >= 2x, aim 5x)
   rebuild   the same command again, nothing changed                    share of the build (target < 10%)
   memory    peak PSS of the build's process tree                       (target < 2 GB)
@@ -71,7 +71,7 @@ def speed(docs: Path, rows: list[dict], workers: int, keep_index: Path | None) -
     print(f"{len(paths)} documents, {base_pages} pages, {workers} worker processes")
     print(f"baseline pdfplumber extract_text: {base_rate:8.1f} pages/s ({base_s:.1f} s)")
     print(
-        f"parse (retrievers.pdf):           {parse_rate:8.1f} pages/s ({parse_s:.1f} s)  "
+        f"parse (retrievers.documents.pdf):           {parse_rate:8.1f} pages/s ({parse_s:.1f} s)  "
         f"{parse_rate / base_rate:5.1f}x baseline (target >= 10x)"
     )
     print(
@@ -101,9 +101,9 @@ def _hit(chunks, top, evidence: set[int]) -> bool:
 
 
 def recall(docs: Path, rows: list[dict], index: Path, workers: int, show_misses: int) -> None:
-    from retrievers.build import build_index
+    from retrievers.building.build import build_index
     from retrievers.catalog import Catalog
-    from retrievers.store import IndexStore
+    from retrievers.indexing.store import IndexStore
 
     ids = {r["id"] for r in rows}
     questions = [q for q in _rows(docs / "questions.jsonl") if q["doc_id"] in ids]

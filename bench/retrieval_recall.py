@@ -25,11 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from retrievers.build import build_index, wants_dense  # noqa: E402
+from retrievers.building.build import build_index, wants_dense  # noqa: E402
 from retrievers.catalog import Catalog  # noqa: E402
-from retrievers.index import fuse  # noqa: E402
-from retrievers.lexical import JIEBA, NGRAM, LexicalIndex  # noqa: E402
-from retrievers.store import IndexStore  # noqa: E402
+from retrievers.indexing.document_index import fuse  # noqa: E402
+from retrievers.indexing.lexical import JIEBA, NGRAM, LexicalIndex  # noqa: E402
+from retrievers.indexing.store import IndexStore  # noqa: E402
 
 TARGET = 0.97
 

@@ -23,14 +23,14 @@ from pathlib import Path
 
 import dspy
 
-from evaluate.dataset import DatasetError, load_dataset, strip_gold
-from programs.runtime.cli_inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from programs.runtime.lm_progress import RunCounts, totals, trouble_line
 from programs.runtime.run_folder import to_jsonable, write_run
-from programs.runtime.settings import STAGES, NoLMConfigured, Settings, configure
+from programs.runtime.settings import NoLMConfigured, Settings, configure
+from programs.runtime.stages import ANALYST_STAGES
+from retrievers.dataset import DatasetError, load_dataset, strip_gold
 
 logger = logging.getLogger(__name__)
-ANALYST_STAGES = [stage for stage, (_, attribute) in STAGES.items() if attribute]  # planner ... answer
 
 
 def parse_args(argv):
@@ -175,7 +175,7 @@ def output(pred, usage: dict) -> dict:
 
 
 def write_report(path: str, question: str, pred, store) -> None:
-    from evaluate.audit_report import write_program_report
+    from programs.audit_report import write_program_report
 
     outputs = to_jsonable(
         {

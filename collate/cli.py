@@ -11,15 +11,15 @@ import sys
 
 # command -> (module whose main() it runs, what it does)
 COMMANDS = {
-    "synth": ("data.synth.__main__", "generate synthetic filings with ground truth"),
-    "build": ("retrievers.build", "parse, chunk, embed and index a catalog's PDFs"),
-    "search": ("retrievers.search", "what the extractor would read from one document"),
+    "synth": ("collate.synth", "generate synthetic filings with ground truth"),
+    "build": ("collate.build", "parse, chunk, embed and index a catalog's PDFs"),
+    "search": ("collate.search", "what the extractor would read from one document"),
     "ask": ("collate.ask", "answer one question over an index"),
-    "sandbox": ("programs.sandbox.__main__", "run analysis code the way the program does"),
-    "run": ("evaluate.run", "answer and score a dataset, logged to MLflow"),
-    "score": ("evaluate.score", "score saved answers"),
-    "demo": ("evaluate.demo", "the demo corpus, indexed, answered and scored"),
-    "compile": ("optimize.compile", "tune the program with a DSPy optimizer"),
+    "sandbox": ("collate.sandbox", "run analysis code the way the program does"),
+    "run": ("collate.run", "answer and score a dataset, logged to MLflow"),
+    "score": ("collate.score", "score saved answers"),
+    "demo": ("collate.demo", "the demo corpus, indexed, answered and scored"),
+    "compile": ("collate.compile", "tune the program with a DSPy optimizer"),
 }
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import dspy
 
-from evaluate.dataset import PublicItem
 from programs.runtime.run_folder import to_jsonable
+from retrievers.dataset import PublicItem
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def answer_one(program, item: PublicItem) -> Answered:
     """Run the program on one gold-stripped item; any exception becomes this question's error."""
     if not isinstance(item, PublicItem):  # the type is the guarantee that no gold reaches the program
         raise TypeError(
-            f"answer_one takes evaluate.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
+            f"answer_one takes retrievers.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
         )
     out = Answered(item.question_id, item.question, list(item.doc_ids))
     doc_ids = out.doc_ids

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluate.cells import CellResult, compare_cell, show
-from evaluate.dataset import DatasetItem
+from retrievers.dataset import DatasetItem
 from signatures.types import IDENTITY_FIELDS
 
 UNIT_SUFFIXES = ("_10k_cny", "_cny", "_usd", "_pct")

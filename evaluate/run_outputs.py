@@ -77,7 +77,7 @@ def write_outputs(
 
 
 def verification_metrics(answered: list[Answered]) -> dict[str, float]:
-    """How the run's facts fared against their pages (retrievers.factcheck), next to accuracy: the
+    """How the run's facts fared against their pages (factcheck.check), next to accuracy: the
     share verified, the share whose page was corrected, the share flagged, and the repair calls."""
     statuses = [f.get("verdict") or "" for a in answered for f in a.facts if f.get("disclosed", True)]
     checked = [s for s in statuses if s]
@@ -96,8 +96,8 @@ def verification_metrics(answered: list[Answered]) -> dict[str, float]:
 
 
 def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup) -> list[Path]:
-    """questions/<qid>/audit.html for every question whose answer rests on facts (evaluate.audit_report)."""
-    from evaluate.audit_report import write_program_report
+    """questions/<qid>/audit.html for every question whose answer rests on facts (programs.audit_report)."""
+    from programs.audit_report import write_program_report
 
     paths = []
     for a in answered:

@@ -15,8 +15,8 @@ from typing import Any
 import dspy
 
 from evaluate.cells import DATE_VALUE  # one notion of "a date value" for typing specs and scoring cells
-from evaluate.dataset import DatasetItem, GoldRow
 from evaluate.metrics import final_match, records_to_facts, score_question
+from retrievers.dataset import DatasetItem, GoldRow
 from signatures.types import FieldSpec, SubQuery
 
 

@@ -227,7 +227,7 @@ class Fact(BaseModel):
     prompt_version: str = ""
     field_type: str = ""  # the FieldSpec's type and canonical unit it was asked as: what reuse matches on
     field_unit: str = ""
-    # What code found when it held the quote against the document (retrievers.factcheck): verified,
+    # What code found when it held the quote against the document (factcheck.check): verified,
     # page_corrected, value_not_in_quote, quote_not_found, not_disclosed; "" = not checked.
     verdict: str = ""
     verdict_reason: str = ""

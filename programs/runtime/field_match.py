@@ -71,7 +71,9 @@ class FieldMatcher:
 
     def _model(self):
         if self._embedder is None:
-            from retrievers.embedding import MiniLMEmbedder  # lazy: only a fuzzy lookup loads the model
+            from retrievers.embedding.embedders import (
+                MiniLMEmbedder,  # lazy: only a fuzzy lookup loads the model
+            )
 
             self._embedder = MiniLMEmbedder()
         return self._embedder

@@ -25,6 +25,8 @@ from collections import defaultdict
 import dspy
 from dspy.utils.callback import BaseCallback
 
+from programs.runtime.stages import STAGES
+
 logger = logging.getLogger(__name__)
 
 COUNTS = ("calls", "lm_errors", "parse_failures", "seconds")  # per stage, as summary() gives them
@@ -144,8 +146,7 @@ class LMWatch(BaseCallback):
 
 
 def stage_labels(program) -> dict[int, str]:
-    """id(predictor) -> stage name for the program's stage attributes (programs.runtime.settings.STAGES)."""
-    from programs.runtime.settings import STAGES
+    """id(predictor) -> stage name for the program's stage attributes (programs.runtime.stages.STAGES)."""
 
     labels = {}
     for stage, (_, attribute) in STAGES.items():
@@ -208,7 +209,6 @@ def since(after: dict, before: dict) -> dict[str, dict[str, float]]:
 
 def _pipeline_order(stage: str) -> tuple[int, str]:
     """Stages in the order the Analyst runs them (then the judge), any other name after, by name."""
-    from programs.runtime.settings import STAGES
 
     order = list(STAGES)
     return (order.index(stage), "") if stage in order else (len(order), stage)

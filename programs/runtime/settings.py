@@ -15,17 +15,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import dspy  # noqa: E402
 
+from programs.runtime.stages import STAGES  # noqa: E402
+
 ENV_PREFIX = "COLLATE_"
 
-# Stage name -> (Settings field holding its model override, Analyst attribute it configures).
-STAGES: dict[str, tuple[str, str | None]] = {
-    "planner": ("lm_planner", "planner"),
-    "extractor": ("lm_extractor", "extractor"),
-    "normalizer": ("lm_normalizer", "normalizer"),
-    "coder": ("lm_coder", "code_writer"),
-    "answer": ("lm_answer", "answerer"),
-    "judge": ("lm_judge", None),  # used by evaluate/, not part of the Analyst
-}
 
 NO_LM_MESSAGE = (
     "No language model configured: set COLLATE_LM (or pass --lm). Examples:\n"

@@ -1,56 +1,8 @@
-"""`python -m programs.sandbox --code FILE.py --records FILE.json [--timeout SECONDS] [--strict]`: run
-analysis code the way the program does and print the SandboxResult as JSON."""
+"""`python -m programs.sandbox`: kept as an entry point; the command lives in collate/sandbox.py."""
 
-from __future__ import annotations
-
-import argparse
-import json
-import logging
 import sys
-from pathlib import Path
 
-from programs.sandbox.core import Limits, _check_records, check_timeout, run_code
-
-DESCRIPTION = "Run analysis code over records the way the program does: isolated, bounded, reported as JSON."
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m programs.sandbox", description=DESCRIPTION)
-    parser.add_argument("--code", required=True, type=Path, help="Python file to run")
-    parser.add_argument("--records", required=True, type=Path, help="JSON file: a list of record objects")
-    parser.add_argument(
-        "--timeout", type=float, default=20.0, help="wall-clock seconds, 0 < timeout <= 3600 (default 20)"
-    )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="refuse to run without full isolation (else warn and run with rlimits)",
-    )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        code = args.code.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"error: cannot read --code {args.code}: {exc}; pass a UTF-8 Python file", file=sys.stderr)
-        return 2
-    try:
-        records = json.loads(args.records.read_text(encoding="utf-8"))
-        _check_records(records)
-    except (OSError, ValueError, TypeError) as exc:
-        print(
-            f"error: --records {args.records}: {exc}; pass a JSON file holding a list of objects",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        check_timeout(args.timeout)
-    except (TypeError, ValueError) as exc:
-        print(f"error: --{exc}", file=sys.stderr)
-        return 2
-    limits = Limits(strict=True) if args.strict else None
-    print(run_code(code, records, timeout=args.timeout, limits=limits).to_json())
-    return 0
-
+from collate.sandbox import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,4 @@
-"""Each extracted fact held against its document by code (retrievers.factcheck), and what to tell the
+"""Each extracted fact held against its document by code (factcheck.check), and what to tell the
 extractor when it fails: the LM reads, code decides whether what it read is on the page.
 
 A fact whose quote is on another page than cited is kept with the page corrected; one whose quote is
@@ -8,7 +8,7 @@ still fails it is kept, flagged, and left out of the computation by default.
 
 from __future__ import annotations
 
-from retrievers.factcheck import PAGE_CORRECTED, VALUE_NOT_IN_QUOTE, VERIFIED, check
+from factcheck.check import PAGE_CORRECTED, VALUE_NOT_IN_QUOTE, VERIFIED, check
 from signatures.types import Fact
 
 # Fields whose value the reader counts off the quoted lines ("3 female executives" from a table of

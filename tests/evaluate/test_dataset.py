@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.dataset import DatasetError, dataset_hash, load_dataset, split, strip_gold
+from retrievers.dataset import DatasetError, dataset_hash, load_dataset, split, strip_gold
 
 MUDABENCH = Path(__file__).resolve().parents[3] / "shared" / "mudabench"
 DOCTYPES = ["A股年报", "A股ESG报告", "US Stock Annual Report"]
@@ -59,7 +59,7 @@ def test_duplicate_ids_are_merged(tmp_path):
 
 
 def test_strip_gold_leaves_nothing_gold():
-    from evaluate.dataset import DatasetItem, GoldRow
+    from retrievers.dataset import DatasetItem, GoldRow
 
     item = DatasetItem(
         question_id="q",

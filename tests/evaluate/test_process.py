@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from evaluate.cells import compare_cell
-from evaluate.dataset import DatasetItem, GoldRow, load_dataset
 from evaluate.metrics import full_correct, process_scores, records_to_facts, score_question
+from retrievers.dataset import DatasetItem, GoldRow, load_dataset
 
 MUDABENCH = Path(__file__).resolve().parents[3] / "shared" / "mudabench"
 

@@ -6,7 +6,7 @@ import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
 
-import evaluate.score as score
+import collate.score as score
 
 QUESTION_TOP = "针对中国A股市场，请你给出你知识库中2021年资本充足率最高的三家公司股票代码"
 QUESTION_FIRM = "针对中国A股市场，在你的ESG报告知识库中2021年审验客户数量最多的第三方审验机构是哪家？"
@@ -189,7 +189,7 @@ def test_build_judge_lm_uses_settings_at_temperature_zero():
 
 
 def test_malformed_records_of_one_question_do_not_sink_the_run(files):
-    from evaluate.dataset import load_dataset
+    from retrievers.dataset import load_dataset
 
     items = load_dataset(files[0])
     predictions = [

@@ -6,14 +6,14 @@ from collections import defaultdict
 
 import pytest
 
-from evaluate.dataset import load_dataset, split, strip_gold
 from evaluate.final_match import final_match
 from evaluate.process import process_scores
+from retrievers.dataset import load_dataset, split, strip_gold
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    synth = pytest.importorskip("data.synth.__main__")
+    synth = pytest.importorskip("collate.synth")
     out = tmp_path_factory.mktemp("synth")
     code = synth.main(
         ["--out", str(out), "--companies", "4", "--years", "2021", "2022", "--pages", "3", "-q"]

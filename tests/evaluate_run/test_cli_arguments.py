@@ -2,10 +2,10 @@
 
 import pytest
 
-import evaluate.demo as demo
-import evaluate.run as evaluate_run
-import evaluate.score as score
-import optimize.compile as compile_cli
+import collate.compile as compile_cli
+import collate.demo as demo
+import collate.run as evaluate_run
+import collate.score as score
 
 CLIS = [
     (evaluate_run, "python -m evaluate.run"),

@@ -6,7 +6,8 @@ import shutil
 
 import pytest
 
-from evaluate import demo, tracking
+from collate import demo
+from evaluate import tracking
 
 
 def _prepared_demo_folder(small_corpus, tmp_path):

@@ -10,13 +10,13 @@ import json
 
 from mlflow.tracking import MlflowClient
 
-from evaluate import run as evaluate_run
-from evaluate import tracking
-from evaluate.dataset import load_dataset
+from collate import run as evaluate_run
+from evaluate import evaluation, tracking
 from programs.analyst import build_program
 from programs.runtime.lm_progress import current_watch
 from programs.runtime.settings import Settings, configure
-from retrievers.store import IndexStore
+from retrievers.dataset import load_dataset
+from retrievers.indexing.store import IndexStore
 from tests.fakes.brain import Brain
 from tests.fakes.chat_format import call_kind
 from tests.fakes.server import FakeLMServer, Fault
@@ -103,7 +103,7 @@ def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_alrea
         assert current_watch().summary()["answer"]["parse_failures"] == 1
         server.reset_counts()
 
-        result = evaluate_run.evaluate_program(
+        result = evaluation.evaluate_program(
             program,
             items[:2],
             variant="after-a-faulty-question",
@@ -118,8 +118,8 @@ def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_alrea
     summary, stages = result.summary, result.summary["lm_stages"]
     assert (summary["lm_parse_failures"], summary["lm_errors"], summary["lm_calls"]) == (0, 0, total)
     assert stages["answer"] == {**stages["answer"], "calls": sent["answer"], "parse_failures": 0}
-    assert "parse failures 0" in evaluate_run.format_summary(summary)
-    assert "parse failure of" not in evaluate_run.format_summary(summary)
+    assert "parse failures 0" in evaluation.format_summary(summary)
+    assert "parse failure of" not in evaluation.format_summary(summary)
 
     metrics = metrics_of(result.run_id)
     assert metrics["lm_parse_failures"] == metrics["lm_parse_failures_answer"] == 0
@@ -127,9 +127,9 @@ def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_alrea
 
 
 def test_a_summary_without_lm_figures_has_no_lm_line_and_stages_flatten_to_metric_names():
-    assert evaluate_run.lm_line({"variant": "v", "errors": 0}) == ""  # e.g. a summary.json from before
+    assert evaluation.lm_line({"variant": "v", "errors": 0}) == ""  # e.g. a summary.json from before
     stages = {"planner": {"calls": 3, "lm_errors": 1, "parse_failures": 0, "seconds": 2.5}}
-    metrics = evaluate_run.flat_metrics({"lm_calls": 3, "lm_stages": stages})
+    metrics = evaluation.flat_metrics({"lm_calls": 3, "lm_stages": stages})
     assert metrics == {
         "lm_calls": 3,
         "lm_calls_planner": 3,
@@ -137,5 +137,5 @@ def test_a_summary_without_lm_figures_has_no_lm_line_and_stages_flatten_to_metri
         "lm_parse_failures_planner": 0,
         "lm_seconds_planner": 2.5,
     }
-    line = evaluate_run.lm_line({"lm_calls": 3, "lm_errors": 1, "lm_stages": stages})
+    line = evaluation.lm_line({"lm_calls": 3, "lm_errors": 1, "lm_stages": stages})
     assert line == "LM calls 3 (planner 3), errors 1, parse failures 0: planner 1 LM error of 3 calls"

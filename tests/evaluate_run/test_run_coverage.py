@@ -9,11 +9,11 @@ import json
 import dspy
 from mlflow.tracking import MlflowClient
 
-from evaluate import run as evaluate_run
-from evaluate import tracking
-from evaluate.dataset import load_dataset
+from collate import run as evaluate_run
+from evaluate import evaluation, tracking
 from evaluate.final_match import final_match
 from programs.runtime.settings import Settings
+from retrievers.dataset import load_dataset
 
 
 class _Scripted(dspy.Module):
@@ -55,7 +55,7 @@ def test_empty_and_failed_answers_are_counted_shown_and_logged(small_corpus, tmp
         items[2].question: RuntimeError("LM down"),
         items[3].question: "   ",
     }
-    result = evaluate_run.evaluate_program(
+    result = evaluation.evaluate_program(
         _Scripted(script),
         items,
         variant="scripted",
@@ -96,7 +96,7 @@ def test_empty_and_failed_answers_are_counted_shown_and_logged(small_corpus, tmp
     assert rows[items[2].question_id]["scores"]["decided_by"] == "failed"
     assert "LM down" in rows[items[2].question_id]["scores"]["final_reason"]
 
-    text = evaluate_run.format_summary(summary)
+    text = evaluation.format_summary(summary)
     assert "coverage 1/4 answered" in text and "3 unanswered counted wrong" in text and "errors=1" in text
 
 

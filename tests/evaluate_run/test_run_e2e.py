@@ -12,11 +12,11 @@ from pathlib import Path
 import dspy
 from mlflow.tracking import MlflowClient
 
-from evaluate import run as evaluate_run
-from evaluate import tracking
+from collate import run as evaluate_run
+from evaluate import evaluation, tracking
 from programs.analyst import build_program
 from programs.runtime.settings import Settings
-from retrievers.store import IndexStore
+from retrievers.indexing.store import IndexStore
 
 LIMIT = 3
 
@@ -219,11 +219,11 @@ class _Flaky(dspy.Module):
 
 
 def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_program(small_corpus, tmp_path):
-    from evaluate.dataset import load_dataset
+    from retrievers.dataset import load_dataset
 
     items = load_dataset(small_corpus[0] / "dataset.json")[:4]
     program = _Flaky(items[1].question)
-    result = evaluate_run.evaluate_program(
+    result = evaluation.evaluate_program(
         program,
         items,
         variant="flaky",
@@ -254,14 +254,14 @@ def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_pro
 def test_split_and_limit_pick_the_questions(small_corpus):
     import pytest
 
-    from evaluate.dataset import load_dataset, split
+    from retrievers.dataset import load_dataset, split
 
     items = load_dataset(small_corpus[0] / "dataset.json")
-    test_part = evaluate_run.select_items(items, "test", 7, None)
+    test_part = evaluation.select_items(items, "test", 7, None)
     assert [i.question_id for i in test_part] == [i.question_id for i in split(items, seed=7).test]
-    assert len(evaluate_run.select_items(items, "all", 0, 2)) == 2
+    assert len(evaluation.select_items(items, "all", 0, 2)) == 2
     with pytest.raises(evaluate_run.BadInput, match="--limit"):
-        evaluate_run.select_items(items, "all", 0, 0)
+        evaluation.select_items(items, "all", 0, 0)
 
 
 def test_an_index_without_the_datasets_documents_is_a_setup_error(

@@ -22,7 +22,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from evaluate import tracking
-from evaluate.run import variant_name, variant_tags
+from evaluate.evaluation import variant_name, variant_tags
 from tests.evaluate_run.test_ui_server import _free_port, _wait_up
 
 pytestmark = pytest.mark.slow

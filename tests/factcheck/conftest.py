@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from data.synth.corpus import generate
-from retrievers.page_text import read_page_texts
+from retrievers.documents.page_text import read_page_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 

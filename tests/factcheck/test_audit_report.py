@@ -1,7 +1,7 @@
 """The audit report: one offline HTML file; in headless Chromium the answer and the highlighted quotes show.
 
 Facts come from a synthetic filing (the quote is the line that prints the truth value, checked by
-retrievers.factcheck), plus one fabricated value and one wrong page so every badge kind appears.
+factcheck.check), plus one fabricated value and one wrong page so every badge kind appears.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from evaluate.audit_report import render_report
-from retrievers.factcheck import check_fact
+from factcheck.check import check_fact
+from programs.audit_report import render_report
 from tests.factcheck.conftest import load_bench
 
 QUESTION = "资本充足率和净利润是多少？"

@@ -2,7 +2,8 @@
 
 import pytest
 
-from retrievers.printed_values import dates, is_not_disclosed, value_in_text
+from factcheck.printed_values import dates, value_in_text
+from signatures.vocabulary import is_not_disclosed
 
 
 @pytest.mark.parametrize(

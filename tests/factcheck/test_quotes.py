@@ -1,6 +1,6 @@
 """Finding a quote in a page: folded exactly, then fuzzily; the match points at the page's own words."""
 
-from retrievers.quotes import FUZZY_THRESHOLD, MIN_FUZZY_CHARS, fold, locate, score
+from factcheck.quotes import FUZZY_THRESHOLD, MIN_FUZZY_CHARS, fold, locate, score
 
 
 def test_fold_removes_layout_and_width():

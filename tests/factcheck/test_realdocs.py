@@ -13,9 +13,9 @@ import json
 import pypdfium2 as pdfium
 import pytest
 
-from retrievers.factcheck import PAGE_CORRECTED, check_fact
-from retrievers.page_text import raw_page_texts
-from retrievers.quotes import FUZZY_THRESHOLD, score
+from factcheck.check import PAGE_CORRECTED, check_fact
+from factcheck.quotes import FUZZY_THRESHOLD, score
+from retrievers.documents.page_text import raw_page_texts
 from tests.factcheck.conftest import realdocs
 
 SHORT = 20  # pages: the 8-Ks and earnings releases

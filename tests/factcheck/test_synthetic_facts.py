@@ -6,11 +6,11 @@ prints them as quote; invented values, last year's cell, paraphrased quotes, wro
 
 from __future__ import annotations
 
-from retrievers.build import build_index
+from factcheck.check import PAGE_CORRECTED, VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
+from retrievers.building.build import build_index
 from retrievers.catalog import Catalog
-from retrievers.factcheck import PAGE_CORRECTED, VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
-from retrievers.page_text import page_texts_from_chunks, raw_page_texts
-from retrievers.store import IndexStore
+from retrievers.documents.page_text import page_texts_from_chunks, raw_page_texts
+from retrievers.indexing.store import IndexStore
 from tests.factcheck.conftest import load_bench
 
 KINDS = ("printed", "parsed", "two_lines", "invented", "prior", "blind_spot", "paraphrase", "wrong_page")

@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from retrievers.factcheck import (
+from factcheck.check import (
     NOT_DISCLOSED,
     PAGE_CORRECTED,
     QUOTE_NOT_FOUND,

@@ -4,17 +4,39 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ["signatures", "retrievers", "programs", "evaluate", "optimize", "data", "collate"]
+PACKAGES = ["signatures", "factcheck", "retrievers", "programs", "evaluate", "optimize", "data", "collate"]
 # What each package may import from this project (itself included).
 ALLOWED = {
     "signatures": {"signatures"},
-    "retrievers": {"signatures", "retrievers"},
+    # the fact check reads text with the shared vocabulary; retrieval, stages and scoring all ask it
+    "factcheck": {"signatures", "factcheck"},
+    "retrievers": {"signatures", "factcheck", "retrievers"},
     "data": {"data"},
-    "programs": {"signatures", "retrievers", "programs"},
-    "evaluate": {"signatures", "retrievers", "programs", "evaluate", "data"},
-    "optimize": {"signatures", "retrievers", "programs", "evaluate", "optimize", "data"},
-    # the command line on top: it may use every layer (so `ask` loads datasets the one way, evaluate's)
-    "collate": {"signatures", "retrievers", "programs", "evaluate", "optimize", "data", "collate"},
+    "programs": {"signatures", "factcheck", "retrievers", "programs"},
+    "evaluate": {"signatures", "factcheck", "retrievers", "programs", "evaluate", "data"},
+    "optimize": {"signatures", "factcheck", "retrievers", "programs", "evaluate", "optimize", "data"},
+    # the command layer on top: every main() lives here, and it may use every layer
+    "collate": {
+        "signatures",
+        "factcheck",
+        "retrievers",
+        "programs",
+        "evaluate",
+        "optimize",
+        "data",
+        "collate",
+    },
+}
+# `python -m X` entry points kept where users learned them; each only runs its collate/ command.
+ENTRY_POINTS = {
+    "retrievers/build.py": "collate.build",
+    "retrievers/search.py": "collate.search",
+    "programs/sandbox/__main__.py": "collate.sandbox",
+    "evaluate/run.py": "collate.run",
+    "evaluate/score.py": "collate.score",
+    "evaluate/demo.py": "collate.demo",
+    "optimize/compile.py": "collate.compile",
+    "data/synth/__main__.py": "collate.synth",
 }
 
 
@@ -42,11 +64,34 @@ def test_dependencies_point_one_way():
     wrong = []
     for package in PACKAGES:
         for path in _sources(package):
+            if str(path.relative_to(ROOT)) in ENTRY_POINTS:
+                continue  # checked to be thin below
             for module in _imports(path):
                 top = module.split(".")[0]
                 if top in ALLOWED and top not in ALLOWED[package]:
                     wrong.append(f"{path.relative_to(ROOT)} imports {module}")
     assert not wrong, "dependency direction violated:\n" + "\n".join(wrong)
+
+
+def test_entry_points_only_run_their_command():
+    for relative, command in ENTRY_POINTS.items():
+        path = ROOT / relative
+        assert _imports(path) <= {"sys", command}, f"{relative} does more than run {command}"
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 10, f"{relative} is not thin"
+
+
+def test_every_main_is_in_the_command_layer():
+    """Library below, application on top: a main() outside collate/ is a command in the wrong place
+    (the sandbox's runner is not a command: it is the program the sandbox runs)."""
+    stray = []
+    for package in PACKAGES:
+        if package == "collate":
+            continue
+        for path in _sources(package):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            if any(isinstance(n, ast.FunctionDef) and n.name == "main" for n in tree.body):
+                stray.append(str(path.relative_to(ROOT)))
+    assert set(stray) <= {"programs/sandbox/runner.py"}, stray
 
 
 def test_no_lm_in_signatures_or_retrievers():

@@ -27,7 +27,7 @@ PAGES = {
 
 
 class TinyStore:
-    """Same interface as retrievers.store.IndexStore: .catalog, .search, .search_pooled."""
+    """Same interface as retrievers.indexing.store.IndexStore: .catalog, .search, .search_pooled."""
 
     def __init__(self):
         self.catalog = Catalog(DOCS)

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from retrievers.build import build_index
+from retrievers.building.build import build_index
 from retrievers.catalog import Catalog
-from retrievers.store import IndexStore, read_meta
+from retrievers.indexing.store import IndexStore, read_meta
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS, ROUNDS, SEED = 10, 4, 11  # a round is ~1-5 s, mostly the build's start-up

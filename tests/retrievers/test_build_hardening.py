@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from retrievers import build, search
+from collate import build, search
+from retrievers.building import build as building
+from retrievers.building import jobs
 from retrievers.catalog import Catalog, CatalogError
-from retrievers.index import DocumentIndex
-from retrievers.store import DocumentNotIndexed, IndexStore, doc_folder
+from retrievers.indexing.document_index import DocumentIndex
+from retrievers.indexing.store import DocumentNotIndexed, IndexStore, doc_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH = {"symbol": "600000", "year": 2022, "doctype": "A股年报", "language": "zh"}
@@ -93,7 +95,7 @@ def test_a_document_that_now_fails_keeps_its_last_good_index(tmp_path, writers):
     c = _good_collection(tmp_path, writers)
     assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 0
     writers.corrupt(c["pdf_dir"] / "zh1.pdf")  # the file is replaced by a broken download
-    report = build.build_index(
+    report = building.build_index(
         Catalog.load(c["catalog"]),
         c["pdf_dir"],
         c["index"],
@@ -196,7 +198,7 @@ def test_an_index_built_with_the_old_folder_names_still_loads_and_is_not_rebuilt
     assert build.main(_args(catalog, pdf_dir, index)) == 0
     os.rename(doc_folder(index, "doc one"), index / "docs" / "doc_one")  # where an earlier version put it
     assert "15.44%" in IndexStore.open(index).search("doc one", "资本充足率", k=1)[0].text
-    again = build.build_index(
+    again = building.build_index(
         Catalog.load(catalog), pdf_dir, index, workers=1, embedder="hashing-256", progress=False
     )
     assert [r.status for r in again.results] == ["cached"]
@@ -334,7 +336,7 @@ def test_search_says_an_empty_query_is_empty(tmp_path, capsys):
 _HOLD_LOCK = """
 import sys, time
 from pathlib import Path
-from retrievers.build_lock import build_lock
+from retrievers.building.lock import build_lock
 with build_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(3600)  # until the test kills it, however slowly the machine runs the test meanwhile
@@ -367,22 +369,22 @@ def test_a_second_build_refuses_while_one_holds_the_index_and_a_killed_holder_bl
 
 def test_ctrl_c_stops_with_one_line_saying_what_was_saved(tmp_path, writers, capsys, monkeypatch):
     c = _good_collection(tmp_path, writers)
-    real = build.build_document
+    real = jobs.build_document
 
     def interrupted_on_en1(job):
         if job.doc_id == "en1":
             raise KeyboardInterrupt
         return real(job)
 
-    monkeypatch.setattr(build, "build_document", interrupted_on_en1)
+    monkeypatch.setattr(building, "build_document", interrupted_on_en1)
     assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 130
     err = capsys.readouterr().err.strip()
     assert (
         err.startswith("interrupted: 1 document(s) indexed now and 0 unchanged are saved") and "\n" not in err
     )
     assert "Run the same command again" in err
-    monkeypatch.setattr(build, "build_document", real)
-    report = build.build_index(
+    monkeypatch.setattr(building, "build_document", real)
+    report = building.build_index(
         Catalog.load(c["catalog"]),
         c["pdf_dir"],
         c["index"],
@@ -443,7 +445,7 @@ def test_an_index_path_that_cannot_be_written_is_one_line_not_a_traceback(tmp_pa
 
 
 def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch):
-    import retrievers.pdf
+    import retrievers.documents.pdf
 
     pdf_dir = tmp_path / "pdf"
     pdf_dir.mkdir()
@@ -451,15 +453,15 @@ def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch
     for i in range(6):
         (writers.cjk if i % 2 else writers.column)(pdf_dir / f"d{i}.pdf")
         rows.append({"id": f"d{i}", **ZH})
-    real_parse = retrievers.pdf.parse_pdf
+    real_parse = retrievers.documents.pdf.parse_pdf
 
     def parse_or_die(path):  # as pdfium does on some malformed files: the process is gone, no exception
         if Path(path).stem == "d3":
             os.kill(os.getpid(), signal.SIGKILL)
         return real_parse(path)
 
-    monkeypatch.setattr(retrievers.pdf, "parse_pdf", parse_or_die)  # the forked workers inherit it
-    report = build.build_index(
+    monkeypatch.setattr(retrievers.documents.pdf, "parse_pdf", parse_or_die)  # the forked workers inherit it
+    report = building.build_index(
         Catalog.load(_jsonl(tmp_path / "c.jsonl", rows)),
         pdf_dir,
         tmp_path / "index",
@@ -476,7 +478,7 @@ def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch
 def test_without_an_atomic_exchange_a_swap_cut_short_is_put_back(tmp_path, writers, monkeypatch):
     """Where renameat2 cannot exchange (not Linux, some file systems) the old folder goes aside first;
     a build dying between the two renames leaves it there, and the next build puts it back."""
-    import retrievers.swap as swap
+    import retrievers.building.swap as swap
 
     c = _good_collection(tmp_path, writers)
     assert build.main(_args(c["catalog"], c["pdf_dir"], c["index"])) == 0

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from retrievers.build import build_index
+from retrievers.building.build import build_index
 from retrievers.catalog import Catalog
-from retrievers.dense_text import chosen
-from retrievers.store import DocumentNotIndexed, IndexStore, doc_folder
+from retrievers.embedding.dense_text import chosen
+from retrievers.indexing.store import DocumentNotIndexed, IndexStore, doc_folder
 
 
 def _build(c, workers=2):
@@ -119,7 +119,7 @@ def test_dense_policy_embeds_english_documents_by_default(tiny_collection):
 def test_store_survives_a_dspy_program_deepcopy_and_refuses_another_format(tiny_collection):
     import dspy
 
-    from retrievers.index import IndexVersionError
+    from retrievers.indexing.document_index import IndexVersionError
 
     _build(tiny_collection, workers=1)
     store = IndexStore.open(tiny_collection["index"])
@@ -141,7 +141,7 @@ def test_store_survives_a_dspy_program_deepcopy_and_refuses_another_format(tiny_
 
 
 def test_catalog_paths_resolve_against_the_catalog_folder(tmp_path, writers):
-    from retrievers.build import resolve_pdf
+    from retrievers.building.build import resolve_pdf
     from signatures.types import Document
 
     (tmp_path / "files").mkdir()
@@ -154,7 +154,7 @@ def test_catalog_paths_resolve_against_the_catalog_folder(tmp_path, writers):
 def test_a_changed_document_is_hashed_once_to_find_it_stale_and_once_to_record_it(
     tiny_collection, writers, monkeypatch
 ):
-    import retrievers.build as build_module
+    import retrievers.building.jobs as build_module
 
     _build(tiny_collection, workers=1)
     writers.column(tiny_collection["pdf_dir"] / "zh1.pdf")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from retrievers.chunking import MAX_CHARS, TARGET_CHARS, chunk_pages, is_heading
-from retrievers.pdf import Block, Page, parse_pdf
+from retrievers.documents.chunking import MAX_CHARS, TARGET_CHARS, chunk_pages, is_heading
+from retrievers.documents.pdf import Block, Page, parse_pdf
 
 
 def test_headings_are_recognised_and_numbers_are_not():
@@ -83,7 +83,7 @@ def test_wrapped_chinese_prose_is_rejoined_but_table_rows_keep_their_breaks():
 
 
 def test_one_notion_of_a_chinese_character_for_wrapped_lines_and_table_cells():
-    from retrievers.pdf import is_han
+    from retrievers.documents.pdf import is_han
 
     assert all(is_han(c) for c in "资本充足率，。、；：％（）\u3400\uf900")
     assert not any(is_han(c) for c in "aZ19 ,.%()$|")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from retrievers import build, search
+from collate import build, search
 
 
 def test_build_then_search_one_document_and_a_batch(tiny_collection, tmp_path, capsys):

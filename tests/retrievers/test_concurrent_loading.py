@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from retrievers.build import build_index
+from retrievers.building.build import build_index
 from retrievers.catalog import Catalog
-from retrievers.index import DocumentIndex
-from retrievers.store import IndexStore
+from retrievers.indexing.document_index import DocumentIndex
+from retrievers.indexing.store import IndexStore
 
 
 def test_many_threads_opening_the_same_documents_share_one_load(tiny_collection, monkeypatch):

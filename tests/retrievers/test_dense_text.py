@@ -8,10 +8,10 @@ import faiss
 import numpy as np
 import pytest
 
-from retrievers.chunking import Chunk
-from retrievers.dense_text import chosen, dense_text
-from retrievers.embedding import HashingEmbedder
-from retrievers.index import DocumentIndex
+from retrievers.documents.chunking import Chunk
+from retrievers.embedding.dense_text import chosen, dense_text
+from retrievers.embedding.embedders import HashingEmbedder
+from retrievers.indexing.document_index import DocumentIndex
 
 STATEMENT = Chunk(
     "Consolidated Statements of Cash Flows\n(In millions)\nDecember 31, 2022, 2021\n"

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from retrievers.chunking import Chunk
-from retrievers.embedding import HashingEmbedder
-from retrievers.index import DocumentIndex, IndexVersionError, rrf
+from retrievers.documents.chunking import Chunk
+from retrievers.embedding.embedders import HashingEmbedder
+from retrievers.indexing.document_index import DocumentIndex, IndexVersionError, rrf
 
 CHUNKS = [
     Chunk("公司简介\n本公司成立于1998年。", 1, 1),
@@ -60,7 +60,7 @@ def test_a_document_without_text_cannot_be_indexed():
 
 
 def test_dense_side_counts_less_on_chinese_queries():
-    from retrievers.index import DENSE_WEIGHT_EN, DENSE_WEIGHT_ZH, dense_weight
+    from retrievers.indexing.document_index import DENSE_WEIGHT_EN, DENSE_WEIGHT_ZH, dense_weight
 
     assert dense_weight("资本充足率。") == DENSE_WEIGHT_ZH < DENSE_WEIGHT_EN == dense_weight("total assets.")
     assert dense_weight("是否使用或参照 GRI 标准。") == DENSE_WEIGHT_ZH

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retrievers.lexical import JIEBA, NGRAM, LexicalIndex, tokenize
+from retrievers.indexing.lexical import JIEBA, NGRAM, LexicalIndex, tokenize
 
 
 def test_tokenizer_handles_chinese_english_and_numbers():

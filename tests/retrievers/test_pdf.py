@@ -5,7 +5,7 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from retrievers.pdf import ParseError, parse_pdf, render_table
+from retrievers.documents.pdf import ParseError, parse_pdf, render_table
 
 
 def test_ruled_table_values_keep_their_row_label_and_column_header(cjk_pdf):
@@ -74,7 +74,7 @@ def test_render_table_fills_merged_headers_and_joins_wrapped_chinese():
 
 
 def test_running_headers_and_page_numbers_are_dropped_and_the_body_kept():
-    from retrievers.pdf import Block, Page, _drop_running_lines
+    from retrievers.documents.pdf import Block, Page, _drop_running_lines
 
     def body(n):  # lines that differ from page to page in more than their digits
         mark = "甲乙丙丁"[n - 1]

@@ -19,9 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from retrievers import build, ray_build
+from collate import build
+from collate.errors import Exit
+from retrievers.building import ray as ray_build
+from retrievers.building.build import build_index
 from retrievers.catalog import Catalog
-from retrievers.store import IndexStore, read_meta
+from retrievers.indexing.store import IndexStore, read_meta
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK_TITLE = b"ray::_index_document"  # Ray's process title for a worker running that task
@@ -49,7 +52,7 @@ def test_without_ray_installed_the_flag_is_a_one_line_error_and_nothing_is_writt
         ]
     )
     err = capsys.readouterr().err.strip()
-    assert code == build.EXIT_BAD_INPUT
+    assert code == Exit.BAD_INPUT
     assert err.splitlines() == [err] and "pip install 'collate[ray]'" in err
     assert not (tmp_path / "index").exists()
 
@@ -80,7 +83,7 @@ def test_an_address_nobody_answers_at_is_refused_at_once(tmp_path, writers, caps
     c = {"catalog": catalog, "pdf_dir": tmp_path / "pdf"}
     code = build.main([*_args(c, tmp_path / "index"), "--ray", "127.0.0.1:1"])
     err = capsys.readouterr().err.strip()
-    assert code == build.EXIT_BAD_INPUT and init_calls == []
+    assert code == Exit.BAD_INPUT and init_calls == []
     assert err.startswith("error: no Ray cluster at 127.0.0.1:1") and "ray start --head" in err
 
 
@@ -204,9 +207,7 @@ def _build(c: dict, index: Path, address: str) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def local_index(corpus, tmp_path_factory) -> Path:
     index = tmp_path_factory.mktemp("local") / "index"
-    report = build.build_index(
-        Catalog.load(corpus["catalog"]), corpus["pdf_dir"], index, workers=2, progress=False
-    )
+    report = build_index(Catalog.load(corpus["catalog"]), corpus["pdf_dir"], index, workers=2, progress=False)
     assert report.count("built") == 5
     return index
 
@@ -257,7 +258,7 @@ def test_a_document_whose_worker_dies_twice_is_reported_and_keeps_its_index(corp
     with _killing(TASK_TITLE, killed, times=10):
         code, out, err = _build(changed, index, cluster)
     assert len(killed) == ray_build.MAX_RETRIES + 1
-    assert code == build.EXIT_FAILED and "died 2 times" in out and "previous index is kept" in out
+    assert code == Exit.FAILED and "died 2 times" in out and "previous index is kept" in out
     assert read_meta(next((index / "docs").iterdir())) == before  # the previous index is still searched
     (failure,) = json.loads((index / "manifest.json").read_text())["failures"].values()
     assert failure["kind"] == "crashed" and failure["kept_previous_index"] is True

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from retrievers.chunking import chunk_pages
-from retrievers.pdf import ParseError, parse_pdf
+from retrievers.documents.chunking import chunk_pages
+from retrievers.documents.pdf import ParseError, parse_pdf
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,7 +62,7 @@ def test_statement_rows_carry_title_unit_and_fiscal_years_far_above_them():
 
 @needs_realdocs
 def test_every_row_chunk_of_a_statement_carries_its_fiscal_years():
-    from retrievers.statements import amount_line
+    from retrievers.documents.statements import amount_line
 
     chunks = chunk_pages(parse_pdf(_pdf("AMAZON_2017_10K")).pages)
     on_statement = [c for c in chunks if "cash flow statement" in c.terms]
@@ -84,9 +84,9 @@ def test_second_page_of_a_statement_keeps_its_head():
 @needs_realdocs
 @pytest.mark.slow
 def test_evidence_pages_of_real_questions_are_in_the_top_five(tmp_path):
-    from retrievers.build import build_index
+    from retrievers.building.build import build_index
     from retrievers.catalog import Catalog
-    from retrievers.store import IndexStore
+    from retrievers.indexing.store import IndexStore
 
     doc_ids = ("ULTABEAUTY_2023Q4_EARNINGS", "PEPSICO_2023Q1_EARNINGS")  # small: a quick build
     rows = [json.loads(x) for x in (DEV / "catalog.jsonl").read_text().splitlines() if x.strip()]
@@ -112,7 +112,7 @@ def test_evidence_pages_of_real_questions_are_in_the_top_five(tmp_path):
 @needs_realdocs
 @pytest.mark.slow
 def test_a_broken_real_filing_fails_alone_and_the_build_goes_on(tmp_path):
-    from retrievers.build import build_index
+    from retrievers.building.build import build_index
     from retrievers.catalog import Catalog
 
     pdf_dir = tmp_path / "pdf"

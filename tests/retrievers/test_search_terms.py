@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrievers.chunking import Chunk
-from retrievers.embedding import HashingEmbedder
-from retrievers.index import DocumentIndex, fuse_terms
+from retrievers.documents.chunking import Chunk
+from retrievers.embedding.embedders import HashingEmbedder
+from retrievers.indexing.document_index import DocumentIndex, fuse_terms
 
 CHUNKS = [
     Chunk("Capital expenditure strategy\nWe expect capital expenditure to grow with our plans.", 10, 10),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from retrievers.chunking import chunk_pages, is_heading
-from retrievers.pdf import Block, Page, parse_pdf
-from retrievers.statements import column_header, statement_kind, statement_title, unit_line
+from retrievers.documents.chunking import chunk_pages, is_heading
+from retrievers.documents.pdf import Block, Page, parse_pdf
+from retrievers.documents.statements import column_header, statement_kind, statement_title, unit_line
 
 
 def test_statement_titles_and_their_usual_names():

@@ -7,9 +7,9 @@ from collections import defaultdict
 
 import pytest
 
-from retrievers.build import build_index
+from retrievers.building.build import build_index
 from retrievers.catalog import Catalog
-from retrievers.store import IndexStore
+from retrievers.indexing.store import IndexStore
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
+from collate.sandbox import main
 from programs.sandbox import Limits, SandboxResult, run_code
-from programs.sandbox.__main__ import main
 
 RECORDS = [
     {"id": "d1", "symbol": "600001", "year": 2022, "doctype": "A股年报", "assets": 120.5, "sector": "bank"},

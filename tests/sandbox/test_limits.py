@@ -8,8 +8,8 @@ from dataclasses import asdict
 
 import pytest
 
+from collate.sandbox import main
 from programs.sandbox import LIMIT_RANGES, MAX_TIMEOUT_SECONDS, Limits, prepare, run_code
-from programs.sandbox.__main__ import main
 
 
 @pytest.mark.parametrize("timeout", [1e9, 3600.5, 0, -1, math.nan, math.inf])

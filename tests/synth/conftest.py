@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from data.synth.__main__ import main
+from collate.synth import main
 
 TINY = ["--companies", "5", "--years", "2021", "2022", "--pages", "4", "--seed", "7", "-q"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from data.synth.__main__ import main
+from collate.synth import main
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from retrievers.pdf import Page, is_han
-from retrievers.statements import (
+from retrievers.documents.pdf import Page, is_han
+from retrievers.documents.statements import (
     amount_line,
     column_header,
     statement_kind,

@@ -24,8 +24,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from retrievers.printed_values import is_not_disclosed, is_nothing, is_yes_no, value_in_text, value_text
-from retrievers.quotes import FUZZY_THRESHOLD, Match, locate
+from factcheck.printed_values import is_nothing, is_yes_no, value_in_text, value_text
+from factcheck.quotes import FUZZY_THRESHOLD, Match, locate
+from signatures.vocabulary import is_not_disclosed
 
 VERIFIED, PAGE_CORRECTED = "verified", "page_corrected"
 VALUE_NOT_IN_QUOTE, QUOTE_NOT_FOUND, NOT_DISCLOSED = "value_not_in_quote", "quote_not_found", "not_disclosed"
@@ -91,7 +92,8 @@ def check_fact(
     threshold: float = FUZZY_THRESHOLD,
 ) -> Verdict:
     """The verdict on one fact, given its document's page texts {1-based page: text}."""
-    if not disclosed or is_not_disclosed(value):
+    # yes_no=True: "无" may be the answer No (then its quote is checked); "未提及" is not disclosed
+    if not disclosed or is_not_disclosed(value, yes_no=True):
         return Verdict(NOT_DISCLOSED, page, page, 0.0, "the document is said not to state this value")
     if (not quote or not quote.strip()) and is_nothing(value):
         return Verdict(

@@ -1,7 +1,7 @@
 """Find a quote in a page's text the way a reader would: layout and width differences aside.
 
 An LM's "verbatim" quote and the page's text layer rarely agree byte for byte: line breaks fall
-elsewhere, table cells come back joined by " | " (retrievers.pdf.render_table), full-width
+elsewhere, table cells come back joined by " | " (retrievers.documents.pdf.render_table), full-width
 punctuation is half-width in one and not the other, leader dots fill a statement's label column,
 and a text layer may split a word ("Firm's" -> "Firm s"). So both sides are folded first (NFKC,
 case, every space, line break, cell bar and leader dot removed, curly quotes and dashes made plain)

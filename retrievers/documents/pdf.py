@@ -18,7 +18,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from retrievers.ruling import SNAP, grid_tables, may_hold_grid, page_shapes
+from retrievers.documents.ruling import SNAP, grid_tables, may_hold_grid, page_shapes
 
 log = logging.getLogger(__name__)
 

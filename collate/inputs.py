@@ -7,20 +7,20 @@ import logging
 import sys
 from pathlib import Path
 
-
-class BadInput(ValueError):
-    """A user error: the CLI prints one line on stderr naming the fix and exits 2."""
+from signatures.errors import BadInput
 
 
 def open_store(index_dir: str | Path):
-    """Open the index folder built by retrievers.build, or say how to build one."""
+    """Open the index folder built by python -m retrievers.build, or say how to build one."""
     path = Path(index_dir)
     if not path.is_dir():
         raise BadInput(
             f"no index at {path}: build one with python -m retrievers.build --catalog DS.json "
             f"--pdf-dir PDFS --index {path}"
         )
-    from retrievers.store import IndexStore  # lazy: loading FAISS/torch is not needed for --help or bad input
+    from retrievers.indexing.store import (
+        IndexStore,  # lazy: loading FAISS/torch is not needed for --help or bad input
+    )
 
     try:
         return IndexStore.open(path)
@@ -52,7 +52,7 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
     """The parsed flags, with logging to stderr set up (INFO under a --verbose flag), or argparse's exit code.
 
     Why return the code instead of letting SystemExit fly: `main(argv) -> int` stays callable from tests
-    and from other CLIs (evaluate.demo runs evaluate.run's main); argparse has already printed why.
+    and from other CLIs (collate.demo runs evaluate.run's main); argparse has already printed why.
     """
     try:
         args = parser.parse_args(argv)
@@ -67,7 +67,7 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
 
 
 def lm_argv(args) -> list[str]:
-    """add_lm_arguments' flags as given, back as argv: for a CLI that runs another CLI (evaluate.demo)."""
+    """add_lm_arguments' flags as given, back as argv: for a CLI that runs another CLI (collate.demo)."""
     return [
         arg
         for key, value in lm_overrides(args).items()

@@ -1,10 +1,10 @@
 """The build's per-document work as Ray tasks on a cluster: python -m retrievers.build --ray [ADDRESS].
 
-retrievers.build stays the driver: it takes the index lock, recovers what a killed build left, checks
+retrievers.building.build stays the driver: it takes the index lock, recovers what a killed build left, checks
 the content-hash cache (an unchanged document is never sent), writes the catalog and the manifest and
 shows the progress bar. Only each changed document's parse + chunk + embed + save runs here, as one
 task calling the same build_document as the process pool: so the task writes the new index aside
-and swaps it in itself (retrievers.swap), and a worker killed at any point leaves that document at
+and swaps it in itself (retrievers.building.swap), and a worker killed at any point leaves that document at
 its previous index or its new one, exactly as a killed pool worker does.
 
 Ray is optional (pip install 'collate[ray]'); nothing here imports it until a --ray build starts.
@@ -23,7 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrievers.build import FORMAT_VERSION, PIPELINE, DocResult, Job, _expected_cost, build_document
+from retrievers.building.jobs import PIPELINE, DocResult, Job, build_document, expected_cost
+from retrievers.indexing.document_index import FORMAT_VERSION
 
 INSTALL_FIX = "pip install 'collate[ray]'"
 ENV_ADDRESS = "COLLATE_RAY_ADDRESS"
@@ -144,11 +145,11 @@ def _index_document(job: tuple) -> tuple[DocResult, int, int]:
     """One document on a worker: the pool's build_document, plus the worker's pid and model loads.
 
     Ray reuses a worker process for task after task, so the embedder, loaded once per process
-    (retrievers.embedding), serves every document that process indexes.
+    (retrievers.embedding.embedders), serves every document that process indexes.
     """
     os.environ["COLLATE_TORCH_THREADS"] = str(TASK_CPUS)  # read at the process's first model load
     result = build_document(Job(*job))  # a plain tuple if the task's arguments lost the type
-    from retrievers.embedding import _load_minilm_once
+    from retrievers.embedding.embedders import _load_minilm_once
 
     return result, os.getpid(), _load_minilm_once.cache_info().misses
 
@@ -223,7 +224,7 @@ def _probe_nodes(ray, index_dir: Path, sample_pdf: str | None) -> list[dict]:
 
 def _run_tasks(ray, stale: list[Job], results: list[DocResult], bar, run: RayRun) -> None:
     task = ray.remote(num_cpus=TASK_CPUS, memory=TASK_MEMORY, max_retries=MAX_RETRIES)(_index_document)
-    queue = sorted(stale, key=_expected_cost, reverse=True)  # heaviest first: no long tail on one node
+    queue = sorted(stale, key=expected_cost, reverse=True)  # heaviest first: no long tail on one node
     queue.reverse()  # popped from the end
     pending: dict = {}
     loads: dict[int, int] = {}
@@ -246,7 +247,7 @@ def _run_tasks(ray, stale: list[Job], results: list[DocResult], bar, run: RayRun
                 bar.update()
     except BaseException:
         # Ctrl-C or a lost driver connection: stop the workers now; one killed mid-document leaves
-        # only a staging copy behind (retrievers.swap), which the next build clears.
+        # only a staging copy behind (retrievers.building.swap), which the next build clears.
         for ref in pending:
             try:
                 ray.cancel(ref, force=True)

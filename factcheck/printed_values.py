@@ -7,10 +7,10 @@ their digits with the decimal point shifted by what a scale word or a percent si
 for, signs aside (a filing prints a loss as (1,234), as -1,234 or as "a loss of 1,234"), and a value
 printed rounded (1.2亿 for 123,456,789元) matches within half of its own last digit.
 
-retrievers/ may not import programs/ or evaluate/ (tests/foundation/test_layout.py), so this is
-a small duplicate of parsing that lives there: programs/units.py (first_number, scale words,
-PER_TEN, parse_date) and evaluate/quantities.py (find_quantities, find_dates). It only has to
-answer "is this value in this text", so it ignores units and kinds that those need.
+Its words (not disclosed, yes/no, month names, folding) are the shared vocabulary's
+(signatures/vocabulary.py), so the fact check, the normalizer and the scorer read "未提及" alike.
+It only has to answer "is this value in this text", so it ignores the units and kinds that the
+normalizer (programs/runtime/units.py) and the scorer (evaluate/quantities.py) need.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
+
+from signatures.vocabulary import FALSE_WORDS, MONTH_NAMES, clean, read_bool, word_key
 
 # Decimal shifts a scale word or a percent sign explains: %, thousand(千), 万, 十万, million(百万),
 # 千万, 亿(1e8), billion(1e9), 百亿, 千亿, 万亿/trillion. A shift of one is explained by nothing
@@ -27,24 +28,10 @@ from dataclasses import dataclass
 SHIFTS = (0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 PER_TEN = re.compile(r"每\s*10\s*股|per\s+10\s+shares?|10\s*股\s*派", re.I)
 NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?|(?<![\d])\.\d+")
-YES_NO = {"是", "否", "有", "无", "yes", "no", "true", "false", "y", "n"}
-NOTHING = {"否", "无", "no", "false", "n", "0", "0.0", "[]", "没有", "none"}
-NOT_DISCLOSED = {"", "none", "null", "n/a", "na", "nan", "not disclosed", "未披露", "不适用", "-", "--", "—"}
+# What a filing states by saying nothing (no GRI, no women officers): a "no", a zero, an empty list.
+NOTHING = FALSE_WORDS | {"0.0", "[]", "none"}
 
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+MONTHS = MONTH_NAMES
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 DATE_PATTERNS = [  # (pattern, order of its groups)
     (re.compile(r"(?<!\d)(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(?!\d)"), "ymd"),
@@ -68,10 +55,6 @@ class Printed:
     def significant(self) -> int:
         digits = f"{self.value:.{self.decimals}f}".replace(".", "").lstrip("0")
         return len(digits)
-
-
-def clean(text) -> str:
-    return unicodedata.normalize("NFKC", str(text if text is not None else "")).strip()
 
 
 def numbers(text: str) -> list[Printed]:
@@ -120,20 +103,17 @@ def _full_month(abbrev: str) -> str:
 
 
 def is_yes_no(value) -> bool:
-    return isinstance(value, bool) or clean(value).lower().rstrip(".。") in YES_NO
+    """A yes/no word; a number (0, "1") is an amount to find in the quote, not a yes/no."""
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, str) and not clean(value).isdigit() and read_bool(value) is not None
 
 
 def is_nothing(value) -> bool:
     """A "no", a zero or an empty list: what a filing states by saying nothing (no GRI, no women officers)."""
     if isinstance(value, (list, tuple)):
         return not value
-    return value is False or clean(value).lower().rstrip(".。") in NOTHING
-
-
-def is_not_disclosed(value) -> bool:
-    return value is None or (
-        not isinstance(value, (bool, int, float, list)) and clean(value).lower() in NOT_DISCLOSED
-    )
+    return value is False or word_key(value) in NOTHING
 
 
 def _as_date(value: str) -> tuple[int | None, int, int] | None:

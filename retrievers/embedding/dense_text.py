@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from retrievers.statements import is_year, states_amounts
+from retrievers.documents.statements import is_year, states_amounts
 
 DENSE_CHUNKS = ("figures", "all")
 # Recorded in each index's meta and part of the build cache key: a change here re-embeds, never mixes.

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrievers.minilm import MAX_TOKENS, encode_batched, load_tokenizer
+from retrievers.embedding.minilm import MAX_TOKENS, encode_batched, load_tokenizer
 
 OPSET = 17
 
@@ -43,7 +43,7 @@ def export(model_dir: Path, path: Path) -> None:
     """Trace minilm.MiniLM (float32) to ONNX with dynamic batch and sequence axes; atomic write."""
     import torch
 
-    from retrievers.minilm import MiniLM
+    from retrievers.embedding.minilm import MiniLM
 
     model = MiniLM(model_dir, dtype=torch.float32)
 

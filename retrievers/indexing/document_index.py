@@ -19,10 +19,10 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from retrievers.chunking import Chunk
-from retrievers.dense_text import DENSE_TEXT_VERSION, dense_text, readings
-from retrievers.embedding import Embedder, get_embedder
-from retrievers.lexical import NGRAM, LexicalIndex
+from retrievers.documents.chunking import Chunk
+from retrievers.embedding.dense_text import DENSE_TEXT_VERSION, dense_text, readings
+from retrievers.embedding.embedders import Embedder, get_embedder
+from retrievers.indexing.lexical import NGRAM, LexicalIndex
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ class DocumentIndex:
         content_hash: str | None = None,
         dense_chunks: str = "figures",
     ) -> DocumentIndex:
-        """embedder=None builds BM25 only (see retrievers.build: MiniLM adds nothing measurable on Chinese);
+        """embedder=None builds BM25 only (see retrievers.building.build: MiniLM adds nothing measurable on Chinese);
         otherwise the embedder reads the chunks `dense_chunks` picks, without their figures (dense_text.py)."""
         if not chunks:
             raise ValueError(f"document {doc_id!r} has no text chunks to index")

@@ -7,9 +7,9 @@ external file or font: it opens offline, from a mail attachment or an MLflow art
 
 A pure renderer of plain dicts (a fact is {"doc_id", "field", "value", "unit", "quote", "page",
 optionally "verdict": {"status", "page", "reason"}}, as Fact.model_dump() plus
-retrievers.factcheck.Verdict.to_dict()), so it can be called from programs.ask, evaluate.run or a
+factcheck.check.Verdict.to_dict()), so it can be called from programs.ask, evaluate.run or a
 notebook alike. The boxes come from pdfium's text page: the quote is located in the page's own text
-layer the way the fact check locates it (retrievers.quotes), and pdfium gives the rectangles of
+layer the way the fact check locates it (factcheck.quotes), and pdfium gives the rectangles of
 those characters. A quote in the parsed table reading ("2022年 | 资本充足率 | 15.44%") is not one run
 of the text layer, so its cells are located and boxed one by one.
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from retrievers.quotes import fold, locate
+from factcheck.quotes import fold, locate
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
-from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
-from retrievers.page_text import page_texts_from_chunks
+from retrievers.documents.page_text import page_texts_from_chunks
+from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class IndexStore:
         return folder
 
     def _is_indexed(self, doc_id: str) -> bool:
-        # a build swaps a document's folder in complete (retrievers.swap): meta.json marks one
+        # a build swaps a document's folder in complete (retrievers.building.swap): meta.json marks one
         try:
             return (self._folder(doc_id) / "meta.json").is_file()
         except ValueError:  # an id no folder can hold is indexed nowhere
@@ -156,7 +156,7 @@ class IndexStore:
         return Path(recorded) if recorded and Path(recorded).is_file() else None
 
     def page_texts(self, doc_id: str) -> dict[int, str]:
-        """{page: text} as the index read it: what a fact's quote is checked against (retrievers.factcheck)."""
+        """{page: text} as the index read it: what a fact's quote is checked against (factcheck.check)."""
         return page_texts_from_chunks(self.index(doc_id).chunks)
 
     # ---- search ---------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """A document's text page by page, as the fact check searches it: {page number (1-based): text}.
 
 A quote can come from either reading of a page, so a page's text here holds both:
-- the parsed reading (retrievers.pdf.parse_pdf): lines rebuilt from positions, ruled tables rendered
+- the parsed reading (retrievers.documents.pdf.parse_pdf): lines rebuilt from positions, ruled tables rendered
   as "2022年 | 资本充足率 | 15.44%". It is what the extractor read in its chunks, so what an LM quotes.
 - pdfium's own text layer in its reading order: what a person selecting text in a viewer copies,
   what the page's running headers still hold, and what FinanceBench's annotators marked.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from retrievers.chunking import Chunk
-from retrievers.pdf import parse_pdf
+from retrievers.documents.chunking import Chunk
+from retrievers.documents.pdf import parse_pdf
 
 
 def raw_page_texts(path: str | Path) -> dict[int, str]:

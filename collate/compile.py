@@ -1,0 +1,126 @@
+"""`collate compile` / `python -m optimize.compile`: tune the program with a DSPy optimizer, logged to MLflow."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from evaluate import tracking
+from optimize.compiler import (
+    CompileJob,
+    analyst_without_fact_reuse,
+    budget_line,
+    run_compile,
+    sidecar_path,
+)
+from optimize.optimizers import OPTIMIZERS
+from programs.runtime.settings import NoLMConfigured, Settings, configure
+from retrievers.dataset import DatasetError, load_dataset
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m optimize.compile", description=__doc__.split("\n")[0])
+    p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
+    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
+    p.add_argument("--optimizer", required=True, choices=sorted(OPTIMIZERS), help="which DSPy optimizer")
+    p.add_argument("--out", required=True, help="where to save the compiled program (compiled.json)")
+    p.add_argument(
+        "--stage",
+        choices=["program", "extractor"],
+        default="program",
+        help="tune the whole program (default) or only the extractor against gold cells",
+    )
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        help="cap on the optimizer's LM requests; cache hits are free (default: no cap)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="split and optimizer seed (default 0)")
+    p.add_argument("--limit", type=int, help="at most N training (and N validation) examples")
+    p.add_argument("--threads", type=int, default=2, help="examples evaluated at once (default 2)")
+    p.add_argument("--max-demos", type=int, default=4, help="bootstrapped demos per predictor (default 4)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        help="metric a trace needs to become a demo (default 0.75 program, 1.0 extractor)",
+    )
+    p.add_argument(
+        "--final-weight",
+        type=float,
+        default=0.5,
+        help="program stage: weight of final accuracy vs cell accuracy in the metric (default 0.5)",
+    )
+    add_lm_arguments(p, model_help="model id (COLLATE_LM); GEPA reflects with it too")
+    p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parse_cli(build_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
+    try:
+        if args.max_calls is not None and args.max_calls < 1:
+            raise BadInput(f"--max-calls must be at least 1 (got {args.max_calls}); omit it for no cap")
+        if args.limit is not None and args.limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {args.limit})")
+        if not 0 <= args.final_weight <= 1:
+            raise BadInput(f"--final-weight must be between 0 and 1 (got {args.final_weight})")
+        settings = Settings.from_env(lm_overrides(args))
+        items = load_dataset(args.dataset)
+        store = open_store(args.index)
+        program = analyst_without_fact_reuse(settings, store)
+        configure(settings, program)
+    except (BadInput, DatasetError, NoLMConfigured) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    job = CompileJob(
+        optimizer=args.optimizer,
+        stage=args.stage,
+        seed=args.seed,
+        max_calls=args.max_calls,
+        threads=max(1, args.threads),
+        max_demos=args.max_demos,
+        threshold=args.threshold,
+        final_weight=args.final_weight,
+        limit=args.limit,
+    )
+    out = Path(args.out)
+    try:
+        result = run_compile(
+            program,
+            items,
+            settings,
+            job,
+            out,
+            autolog=not args.no_autolog,
+            params={"dataset": str(args.dataset), "index": str(args.index), "out": str(out)},
+        )
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    meta = result.meta
+    print(
+        f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
+        f"{meta['train_examples']} train / {meta['val_examples']} dev examples)"
+    )
+    print(budget_line(meta))
+    print(f"changes: {meta['changes']['summary']}")
+    if meta["stopped_early"]:
+        print(f"stopped early: {meta['stopped_early']}")
+    print(
+        f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
+        f"{tracking.ui_command(experiment_id=tracking.experiment_id())}"
+    )
+    print(
+        f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
+        f"--split test --seed {args.seed}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""One table of exit codes for every command, and the one way a command turns an error into one line.
+
+Library and commands raise signatures.errors.CollateError (BadInput for bad input) with a message that
+names the fix; `run_main` prints it as "error: ..." and returns its code. Scripts can rely on the table
+below whichever command they call.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from enum import IntEnum
+
+from signatures.errors import BadInput, CollateError
+
+__all__ = ["BadInput", "CollateError", "Exit", "run_main"]
+
+
+class Exit(IntEnum):
+    OK = 0
+    FAILED = 1  # the command ran, and some of its work failed (named on stderr)
+    BAD_INPUT = 2  # bad arguments, files or settings: nothing was spent
+    LOCKED = 75  # EX_TEMPFAIL: another build holds the index; try later
+    INTERRUPTED = 130  # Ctrl-C: what was done is kept; the same command resumes
+
+
+def run_main(body: Callable[[], int], interrupted: str = "interrupted") -> int:
+    """Run a command's body: a CollateError becomes its line and code, Ctrl-C exit 130 with one line."""
+    try:
+        return int(body() or 0)
+    except CollateError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print(interrupted, file=sys.stderr)
+        return int(Exit.INTERRUPTED)

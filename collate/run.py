@@ -1,0 +1,132 @@
+"""`collate run` / `python -m evaluate.run`: answer and score a dataset with one program variant, logged to MLflow."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from evaluate import tracking
+from evaluate.evaluation import (
+    FLAT_VARIANTS,
+    build_variant,
+    compile_origin,
+    evaluate_program,
+    format_summary,
+    logger,
+    make_judge,
+    select_items,
+    variant_name,
+    variant_tags,
+)
+from evaluate.scoring import unanswered_warnings
+from programs.runtime.settings import NoLMConfigured, Settings, configure
+from retrievers.dataset import DatasetError, DatasetItem, load_dataset
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m evaluate.run", description=__doc__.split("\n")[0])
+    p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
+    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
+    p.add_argument(
+        "--program", help="compiled.json, 'flat-rag' or 'flat-rag-plain'; omitted = uncompiled Analyst"
+    )
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument(
+        "--split",
+        choices=["all", "train", "dev", "test"],
+        default="all",
+        help="evaluate one part of the seeded, doctype-stratified split (default all)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the split (default 0)")
+    p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
+    p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
+    add_lm_arguments(p)
+    p.add_argument("--judge", help="judge model (COLLATE_LM_JUDGE; default the main LM)")
+    p.add_argument("--no-judge", action="store_true", help="leave what the matcher cannot decide undecided")
+    p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parse_cli(build_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
+    program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
+    origin = compile_origin(program_file) if program_file is not None and program_file.is_file() else {}
+    variant = variant_name(args.program, origin)
+    out_dir = Path(args.out or f"runs/{variant.replace(':', '-')}-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        if args.concurrency < 1:
+            raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
+        settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
+        if (
+            not settings.fact_store
+        ):  # a run keeps its own facts (never scored on another run's), logged with it
+            settings = settings.replace(fact_store=str(out_dir / "facts.sqlite"))
+        items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
+        store = open_store(args.index)
+        check_coverage(items, store, args.dataset, args.index)
+        program = build_variant(args.program, settings, store, out_dir)
+        configure(settings, program)
+        judge = None if args.no_judge else make_judge(settings, out_dir)
+    except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    params = {
+        "dataset": str(args.dataset),
+        "index": str(args.index),
+        "program": args.program or "",
+        "split": args.split,
+        "seed": args.seed,
+        "limit": args.limit or "",
+        "out": str(out_dir),
+    }
+    result = evaluate_program(
+        program,
+        items,
+        variant=variant,
+        settings=settings,
+        out_dir=out_dir,
+        concurrency=args.concurrency,
+        judge=judge,
+        params=params,
+        autolog=not args.no_autolog,
+        progress=not args.no_progress,
+        program_file=program_file,
+        tags=variant_tags(args.program, origin),
+        pdf_lookup=getattr(store, "pdf_path", None),
+    )
+    print(format_summary(result.summary))
+    for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
+        print(line, file=sys.stderr)
+    print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
+    ui = tracking.ui_command(experiment_id=tracking.experiment_id())
+    print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
+    return 0
+
+
+def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) -> None:
+    """None of the dataset's documents indexed is a setup mistake; some missing is reported per question."""
+    indexed = {doc.id for doc in store.catalog.documents()}
+    wanted = {doc_id for item in items for doc_id in item.doc_ids}
+    missing = wanted - indexed
+    if wanted and missing == wanted:
+        raise BadInput(
+            f"the index {index} holds none of the {len(wanted)} documents of {dataset}: build it with "
+            f"python -m retrievers.build --catalog {dataset} --pdf-dir PDFS --index {index}"
+        )
+    if missing:
+        logger.warning(
+            "%d of %d documents are not in the index; questions over them will fail",
+            len(missing),
+            len(wanted),
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

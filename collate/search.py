@@ -1,0 +1,103 @@
+"""Search one document's index from the command line.
+
+    python -m retrievers.search --index DIR --doc DOC_ID --query TEXT [-k 5] --json
+    python -m retrievers.search --index DIR --queries FILE.jsonl [-k 5] --json
+
+`--json` prints a JSON list (best first) of {doc_id, page, page_end, text, score}; with `--queries`
+(lines {"doc_id", "query"}) one such list per line, in input order. A query on a document that has
+no index prints an empty list for it and a line on stderr saying why; the exit code stays 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from retrievers.indexing.document_index import MODES, IndexVersionError
+from retrievers.indexing.store import DocumentNotIndexed, IndexStore
+from retrievers.textfile import read_text
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m retrievers.search", description=__doc__.splitlines()[0])
+    p.add_argument("--index", required=True, help="index folder made by python -m retrievers.build")
+    p.add_argument("--doc", help="document id to search")
+    p.add_argument("--query", help="query text")
+    p.add_argument("--queries", help='JSONL file of {"doc_id", "query"} lines')
+    p.add_argument("-k", type=int, default=5, help="passages per query (default 5)")
+    p.add_argument("--mode", default="hybrid", choices=MODES, help="which side(s) to rank with")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    return p
+
+
+def _read_queries(path: str) -> list[tuple[str, str]]:
+    out = []
+    for n, line in enumerate(read_text(Path(path)).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line {n} is not JSON ({exc}): one object per line") from None
+        if not isinstance(row, dict) or not row.get("doc_id") or not str(row.get("query") or "").strip():
+            raise ValueError(
+                f'{path} line {n}: each line needs {{"doc_id": ..., "query": ...}} with a non-empty query'
+            )
+        out.append((str(row["doc_id"]), str(row["query"])))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for flag, value, what in (
+        ("--query", args.query, "the text to search for"),
+        ("--doc", args.doc, "a document id"),
+    ):
+        if value is not None and not value.strip():
+            print(f"error: {flag} is empty: give {what}", file=sys.stderr)
+            return 2
+    if bool(args.queries) == bool(args.doc or args.query):
+        print("error: give either --doc and --query, or --queries FILE.jsonl", file=sys.stderr)
+        return 2
+    if not args.queries and not (args.doc and args.query):
+        print("error: --doc and --query go together", file=sys.stderr)
+        return 2
+    if args.k < 1:
+        print("error: -k must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        queries = _read_queries(args.queries) if args.queries else [(args.doc, args.query)]
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read --queries: {exc}", file=sys.stderr)
+        return 2
+    try:
+        store = IndexStore.open(args.index)
+    except (FileNotFoundError, ValueError, IndexVersionError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.doc and args.doc not in store.catalog:
+        print(f"error: document {args.doc!r} is not in the index's catalog: check the id", file=sys.stderr)
+        return 2
+    for doc_id, query in queries:
+        try:
+            passages = store.search(doc_id, query, k=args.k, mode=args.mode)
+        except (DocumentNotIndexed, KeyError, IndexVersionError, ValueError) as exc:
+            # args[0] is the message itself; str() of a KeyError is its repr, in quotes
+            print(f"warning: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+            passages = []
+        if args.json:
+            print(json.dumps([p.model_dump() for p in passages], ensure_ascii=False))
+        else:
+            print(f"# {doc_id}: {query}")
+            for p in passages:
+                pages = f"p.{p.page}" + (f"-{p.page_end}" if p.page_end and p.page_end != p.page else "")
+                print(f"[{p.score:.4f}] {pages}: {' '.join(p.text.split())[:200]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""Tune the program with a DSPy optimizer and save it as compiled.json (+ compiled.meta.json).
+
+    python -m optimize.compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
+                               --out compiled.json [--stage program|extractor] [--max-calls N] [--seed S]
+
+The dataset is split (seeded, stratified by doctype): the optimizer trains on `train` and, where it
+takes one, validates on `dev`; keep `test` for `python -m evaluate.run --split test`. `--stage
+extractor` tunes only the per-document extractor against gold cells (cheap); the saved file is
+always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps the requests that
+reach an LM (DSPy cache hits are free and counted apart): the first refused request stops the
+optimizer, the best candidate it had scored is saved, scored on dev and marked. Scoring the saved
+program on dev is counted apart from the cap. The compile is one MLflow run; the optimizer's
+evaluations are child runs under it. The summary says what the compile changed, or "no change".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dspy
+
+from evaluate import tracking
+from optimize import program_diff
+from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
+from optimize.budget import BudgetExhausted, CallBudget, enforce
+from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
+from optimize.optimizers import OptimizerOptions, get_spec, make_optimizer
+from optimize.program_diff import state_of
+from programs.runtime.settings import Settings
+from retrievers.dataset import DatasetItem, dataset_hash, split
+from signatures.errors import BadInput
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+DEFAULT_THRESHOLD = {"program": 0.75, "extractor": 1.0}  # bootstrap keeps a trace as a demo at or above this
+
+
+@dataclass
+class CompileJob:
+    optimizer: str
+    stage: str = "program"
+    seed: int = 0
+    max_calls: int | None = None
+    threads: int = 2
+    max_demos: int = 4
+    threshold: float | None = None
+    final_weight: float = 0.5
+    limit: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class CompileResult:
+    program: dspy.Module
+    meta: dict
+    run_id: str
+
+
+def analyst_without_fact_reuse(settings: Settings, store):
+    """The Analyst with no fact store: every candidate must really extract, or optimizing it is moot."""
+    from programs.analyst import build_program
+
+    return build_program(settings.replace(fact_reuse=False), store)
+
+
+def training_sets(items: list[DatasetItem], job: CompileJob) -> tuple[list, list, object]:
+    """(trainset, valset, metric) for the stage, from the seeded split's train and dev parts."""
+    parts = split(items, seed=job.seed)
+    train, dev = parts.train, parts.dev
+    if not train:  # tiny datasets: everything trains, nothing validates
+        train, dev = items, []
+    if job.stage == "extractor":
+        trainset, valset, metric = extractor_examples(train), extractor_examples(dev), CellMetric()
+    else:
+        trainset, valset, metric = (
+            program_examples(train),
+            program_examples(dev),
+            ProgramMetric(items, job.final_weight),
+        )
+    if job.limit is not None:
+        trainset, valset = trainset[: job.limit], valset[: job.limit]
+    return trainset, valset, metric
+
+
+def evaluate_on(student, examples: list, metric, threads: int) -> float | None:
+    """Mean metric over `examples` (None when there are none); failures count 0."""
+    if not examples:
+        return None
+    evaluator = dspy.Evaluate(
+        devset=examples,
+        metric=metric,
+        num_threads=threads,
+        display_progress=False,
+        max_errors=len(examples) + 1,
+    )
+    result = evaluator(student)
+    return round(float(result.score) / 100.0, 4)
+
+
+def run_compile(
+    program,
+    items: list[DatasetItem],
+    settings: Settings,
+    job: CompileJob,
+    out: Path,
+    autolog: bool = True,
+    params: dict | None = None,
+) -> CompileResult:
+    """Compile, save out + sidecar, and log it all as one MLflow run.
+
+    `program` is an Analyst (see analyst_without_fact_reuse) whose LMs are already configured; GEPA
+    reflects with the configured default LM.
+    """
+    student = ExtractorStage(program.extractor) if job.stage == "extractor" else program
+    trainset, valset, metric = training_sets(items, job)
+    if not trainset:
+        raise BadInput("no training examples: the dataset's train split has no metadata rows / questions")
+    threshold = DEFAULT_THRESHOLD[job.stage] if job.threshold is None else job.threshold
+    reflection_lm = dspy.settings.lm if job.optimizer == "gepa" else None
+    options = OptimizerOptions(
+        seed=job.seed,
+        num_threads=job.threads,
+        max_demos=job.max_demos,
+        max_labeled_demos=0,
+        reflection_lm=reflection_lm,
+        extra=optimizer_extra(job, threshold),
+    )
+    budget, tracker, start_state = CallBudget(job.max_calls), BestSoFar(valset), state_of(program)
+    data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
+    all_params = {
+        **settings.as_params(),
+        "optimizer": job.optimizer,
+        "stage": job.stage,
+        "seed": job.seed,
+        "max_calls": job.max_calls or "",
+        "threads": job.threads,
+        "max_demos": job.max_demos,
+        "threshold": threshold,
+        "final_weight": job.final_weight,
+        "train_examples": len(trainset),
+        "val_examples": len(valset),
+        "dataset_hash": data_hash,
+        **(params or {}),
+    }
+    started = time.perf_counter()
+    with tracking.start_run(
+        f"compile {job.optimizer} ({job.stage})",
+        params=all_params,
+        tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage, "dataset_hash": data_hash},
+    ) as run:
+        with tracking.dspy_autolog(autolog):
+            optimizer = make_optimizer(job.optimizer, metric, options, len(trainset))
+            logger.info(
+                "compiling with %s on %d train / %d val examples", job.optimizer, len(trainset), len(valset)
+            )
+            stopped, found = None, None
+            with enforce(budget), tracker.watch():
+                try:
+                    compiled = get_spec(job.optimizer).run(
+                        optimizer, student, trainset, valset or None, options
+                    )
+                except BudgetExhausted:
+                    compiled, found, stopped = salvage(optimizer, student, tracker, job)
+            if stopped:
+                logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
+            dev_budget = CallBudget()  # scoring the result is not optimizing: counted apart, never capped
+            if found is not None and found.on_valset:
+                dev_score = round(found.score, 4)  # the optimizer scored it on dev already: no request spent
+            else:
+                with enforce(dev_budget):
+                    dev_score = evaluate_on(compiled, valset, metric, job.threads)
+        whole = merge_into_analyst(program, compiled, job.stage)
+        changes = program_diff.diff(start_state, whole)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        whole.save(str(out))
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "optimizer": job.optimizer,
+            "stage": job.stage,
+            "seed": job.seed,
+            "settings": settings.as_params(),
+            "dataset_hash": data_hash,
+            "dataset_items": len(items),
+            "train_examples": len(trainset),
+            "val_examples": len(valset),
+            "threshold": threshold,
+            "scores": {"dev_metric": dev_score, "metric": metric.__name__},
+            "budget": budget.summary(),
+            "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
+            "stopped_early": stopped,
+            "changes": program_diff.as_record(changes),
+            "seconds": round(time.perf_counter() - started, 2),
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "dspy_version": dspy.__version__,
+            "predictors": [name for name, _ in whole.named_predictors()],
+            "mlflow_run_id": run.run_id,
+        }
+        sidecar = sidecar_path(out)
+        sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
+        run.log_metrics(
+            {
+                "dev_metric": dev_score,
+                **budget.summary(),
+                "dev_lm_calls": dev_budget.calls,
+                "dev_cache_hits": dev_budget.cache_hits,
+                "seconds": meta["seconds"],
+                "stopped_early": stopped is not None,
+                "changed_predictors": len(changes),
+                "demos_added": meta["changes"]["demos_added"],
+            }
+        )
+        run.set_tags(
+            {
+                "program_change": meta["changes"]["summary"],
+                "budget_hit": budget.exhausted,
+                "stopped_early": stopped or "",
+            }
+        )
+        run.log_artifact(out)
+        run.log_artifact(sidecar)
+        run.log_program(whole)
+    return CompileResult(whole, meta, run.run_id)
+
+
+def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob):
+    """(program, Candidate or None, reason) when the budget stopped the optimizer: the best it had found."""
+    cap = f"LM call cap of {job.max_calls} requests reached"
+    found = tracker.best()
+    if found is not None:
+        where = "on the dev set" if found.on_valset else f"on {found.examples} example(s)"
+        return (
+            adopt(student, found.state),
+            found,
+            f"{cap}; saved the best candidate found so far ({found.source} {where}: {found.score:.3f})",
+        )
+    kept = bootstrapped_demos(optimizer, student, job.max_demos) if job.optimizer == "bootstrap" else None
+    if kept is not None:
+        return kept, None, f"{cap}; saved the demos bootstrapped so far"
+    return student, None, f"{cap} before any candidate was scored; saved the starting program"
+
+
+def budget_line(meta: dict) -> str:
+    """'dev metric 0.52; LM requests 300 of 300 (cache hits 41, 12 refused); dev scoring 0 requests (24 cache hits)'."""
+    b, dev = meta["budget"], meta["dev_scoring"]
+    cap = f" of {b['max_calls']}" if b["max_calls"] else ""
+    refused = f", {b['refused_calls']} refused" if b["refused_calls"] else ""
+    return (
+        f"dev metric {meta['scores']['dev_metric']}; LM requests {b['lm_calls']}{cap} (cache hits "
+        f"{b['cache_hits']}{refused}); dev scoring {dev['lm_calls']} requests ({dev['cache_hits']} cache hits)"
+    )
+
+
+def optimizer_extra(job: CompileJob, threshold: float) -> dict:
+    extra = dict(job.extra)
+    if job.optimizer in ("bootstrap", "mipro"):
+        extra.setdefault("metric_threshold", threshold)
+    return extra
+
+
+def merge_into_analyst(program, compiled, stage: str):
+    """A whole Analyst carrying the tuned state: the compiled program itself, or the tuned extractor."""
+    if stage == "extractor":
+        program.extractor.extract.load_state(compiled.extractor.extract.dump_state())
+        return program
+    return compiled
+
+
+def sidecar_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".meta.json")

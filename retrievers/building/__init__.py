@@ -1,0 +1,1 @@
+"""Building an index folder: per-document jobs, the content-hash cache, the lock, swap-in, Ray."""

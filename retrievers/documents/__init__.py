@@ -1,0 +1,1 @@
+"""Reading documents: PDF pages with rebuilt lines and tables, statements, chunks, page text."""
