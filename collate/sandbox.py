@@ -1,5 +1,6 @@
-"""`python -m programs.sandbox --code FILE.py --records FILE.json [--timeout SECONDS] [--strict]`: run
-analysis code the way the program does and print the SandboxResult as JSON."""
+"""`collate sandbox` / `python -m programs.sandbox --code FILE.py --records FILE.json [--timeout SECONDS]`: run analysis
+code the way the program does and print the SandboxResult as JSON. Like the program, it refuses to run
+the code where bubblewrap cannot isolate it, unless COLLATE_SANDBOX=off (programs/sandbox/policy.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 import sys
 from pathlib import Path
 
-from programs.sandbox.core import Limits, _check_records, check_timeout, run_code
+from programs.sandbox.core import _check_records, check_timeout, run_code
 
 DESCRIPTION = "Run analysis code over records the way the program does: isolated, bounded, reported as JSON."
 
@@ -24,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="refuse to run without full isolation (else warn and run with rlimits)",
+        help="retired, accepted and ignored: refusing to run without isolation is the default "
+        "(COLLATE_SANDBOX=off runs the code without it)",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -47,8 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError) as exc:
         print(f"error: --{exc}", file=sys.stderr)
         return 2
-    limits = Limits(strict=True) if args.strict else None
-    print(run_code(code, records, timeout=args.timeout, limits=limits).to_json())
+    try:
+        result = run_code(code, records, timeout=args.timeout)  # reads COLLATE_SANDBOX, as documented
+    except ValueError as exc:  # a setting with a word it does not know
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(result.to_json())
     return 0
 
 

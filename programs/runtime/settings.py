@@ -15,6 +15,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import dspy  # noqa: E402
 
+from programs.runtime.env_flags import parse_flag  # noqa: E402
 from programs.runtime.stages import STAGES  # noqa: E402
 
 ENV_PREFIX = "COLLATE_"
@@ -89,7 +90,9 @@ class Settings:
     sandbox_memory_mb: int = 1024  # address space per process; pandas alone maps ~330 MB
     sandbox_disk_mb: int = 64  # the run's writable scratch space
     sandbox_output_bytes: int = 1_000_000  # stdout read at most this much
-    sandbox_strict: bool = False  # True: refuse to run generated code without full isolation (bwrap)
+    # False (COLLATE_SANDBOX=off): generated code may run with rlimits only where bubblewrap cannot
+    # isolate it, warned every run. True refuses instead, naming the fix (programs/sandbox/policy.py).
+    sandbox: bool = True
 
     # name -> (lowest, highest) accepted; checked once, here, so no stage meets a value it cannot use.
     RANGES = {
@@ -139,6 +142,9 @@ class Settings:
     def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
         """Defaults < COLLATE_* environment < overrides (None values in overrides are ignored)."""
         environ = os.environ if environ is None else environ
+        from programs.sandbox.policy import check_retired_strict
+
+        check_retired_strict(environ)  # COLLATE_SANDBOX_STRICT: no field any more, still no unknown words
         values: dict = {}
         for f in fields(cls):
             raw = environ.get(ENV_PREFIX + f.name.upper())
@@ -169,7 +175,7 @@ class Settings:
             memory_mb=self.sandbox_memory_mb,
             disk_mb=self.sandbox_disk_mb,
             output_bytes=self.sandbox_output_bytes,
-            strict=self.sandbox_strict,
+            allow_unisolated=not self.sandbox,
         )
 
     def replace(self, **changes) -> Settings:
@@ -201,9 +207,9 @@ class Settings:
 
 def _parse(f: dataclasses.Field, raw: str):
     kind = str(f.type)
+    if kind.startswith("bool"):  # only the yes/no words: "enabled" is an error, not a silent False
+        return parse_flag(ENV_PREFIX + f.name.upper(), raw, default=f.default)
     try:
-        if kind.startswith("bool"):
-            return raw.strip().lower() in ("1", "true", "yes", "on")
         if kind.startswith("int"):  # also "int | None"
             return int(raw)
         if kind.startswith("float"):

@@ -1,8 +1,9 @@
 """The only place generated analysis code runs: isolated, bounded, and reported like Python would.
 
-core.py holds run_code / prepare and the limits; isolation.py decides how (bubblewrap, or rlimits
-only); process.py watches the child; runner.py runs inside it; verdict.py turns what the watcher
-saw into a SandboxResult. `python -m programs.sandbox` is the CLI (__main__.py).
+core.py holds run_code / prepare and the limits; isolation.py says how (bubblewrap) and what is
+missing; policy.py whether code may run without isolation (only on COLLATE_SANDBOX=off, loudly and
+counted: `unisolated_runs()`); process.py watches the child; runner.py runs inside it; verdict.py
+turns what the watcher saw into a SandboxResult. `python -m programs.sandbox` is the CLI (__main__.py).
 """
 
 from programs.sandbox.core import (
@@ -15,6 +16,7 @@ from programs.sandbox.core import (
     prepare,
     run_code,
 )
+from programs.sandbox.policy import unisolated_runs
 
 __all__ = [
     "LIMIT_RANGES",
@@ -25,4 +27,5 @@ __all__ = [
     "check_timeout",
     "prepare",
     "run_code",
+    "unisolated_runs",
 ]

@@ -11,9 +11,9 @@ statistics, datetime, re and json importable. It runs under bubblewrap with no n
 files, no caller environment, its own pid namespace and uid (root) or user namespace (anyone
 else), and rlimits on memory, CPU, file size, open files and processes; the host caps its stdout
 and kills it at the wall-clock deadline. Root and ordinary users get the same isolation (see
-isolation.py). Where bwrap cannot isolate it runs with rlimits only, logs a warning saying how to
-enable isolation and lists what is missing in `missing_protection`; `Limits(strict=True)`
-refuses to run instead.
+isolation.py). Where bwrap cannot isolate, the code is refused (limit "isolation", the error says how
+to fix it) unless the user opted out with COLLATE_SANDBOX=off (policy.py): then it runs with rlimits
+only, warned on every run, `unisolated` on the result and `missing_protection` listing what it lacks.
 
 Every bound is a plain value of `Limits` (see LIMIT_RANGES), and the wall-clock timeout is
 0 < timeout <= MAX_TIMEOUT_SECONDS: out-of-range values raise ValueError naming the range.
@@ -32,7 +32,7 @@ import weakref
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from programs.sandbox import isolation
+from programs.sandbox import isolation, policy
 from programs.sandbox.process import Outcome, kill_uid, watch
 from programs.sandbox.verdict import verdict
 
@@ -69,16 +69,19 @@ class Limits:
     output_bytes: int = 1_000_000  # stdout read at most this much
     startup_seconds: float = 60.0  # interpreter + pandas import + records load, before the timeout starts
     code_wait_seconds: float = 600.0  # a prepared run waits this long for its code, then is stopped
-    # True: refuse to run without full isolation; False: run with rlimits only (and warn).
-    # None: not decided by the caller; read COLLATE_SANDBOX_STRICT (deprecated, for one release).
+    # Where bwrap cannot isolate: False refuses (the default), True runs with rlimits only, warned
+    # every run (the user's COLLATE_SANDBOX=off); None = not decided by the caller: read COLLATE_SANDBOX.
+    allow_unisolated: bool | None = None
+    # RETIRED: refusing without isolation is the default now. True is accepted (with a
+    # DeprecationWarning); False no longer runs code unisolated and is refused, naming allow_unisolated.
     strict: bool | None = None
 
     def __post_init__(self):
         for spec in fields(self):
             value = getattr(self, spec.name)
-            if spec.name == "strict":
+            if spec.name in ("strict", "allow_unisolated"):
                 if value is not None and not isinstance(value, bool):
-                    raise TypeError(f"Limits.strict must be True, False or None; got {value!r}")
+                    raise TypeError(f"Limits.{spec.name} must be True, False or None; got {value!r}")
                 continue
             if value is None and spec.name == "cpu_seconds":
                 continue
@@ -92,6 +95,17 @@ class Limits:
                 raise ValueError(
                     f"Limits.{spec.name}={value!r} is out of range; use {low:g} <= {spec.name} <= {high:g}"
                 )
+        if self.strict is False:
+            raise ValueError(
+                "Limits(strict=False) is retired: it no longer runs generated code without isolation; "
+                f"pass Limits(allow_unisolated=True) (what {policy.OPT_OUT} does) to do that knowingly"
+            )
+        if self.strict is True:
+            warnings.warn(
+                "Limits(strict=True) is retired: refusing to run without isolation is the default now",
+                DeprecationWarning,
+                stacklevel=3,
+            )
 
 
 @dataclass
@@ -101,6 +115,8 @@ class SandboxResult:
     error: str | None = None
     limit: str | None = None  # which bound was hit: timeout, cpu, memory, output, disk, files, processes
     missing_protection: list[str] = field(default_factory=list)  # empty = fully isolated
+    # True: the code was handed to a process WITHOUT bubblewrap isolation (the user's COLLATE_SANDBOX=off).
+    unisolated: bool = False
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -213,19 +229,20 @@ class PreparedRun:
         self._used = False
         self._refusal: SandboxResult | None = None
         self._thread: threading.Thread | None = None
-        problem = isolation.bwrap_problem()
-        self._via_bwrap = problem is None
+        allowed = policy.allow_unisolated(
+            limits.allow_unisolated
+        )  # a misspelt setting fails here, everywhere
+        self._problem = isolation.bwrap_problem()
+        self._via_bwrap = self._problem is None
         self._missing = isolation.missing_protection(use_bwrap=self._via_bwrap)
-        if self._missing:
-            if _strict(limits):
-                error = (
-                    f"Full sandbox isolation is required (strict: {isolation.STRICT_ENV}=1) but unavailable: "
-                    f"{problem or OLD_KERNEL}. Missing: {', '.join(self._missing)}. "
-                    f"Fix that, or set {isolation.STRICT_ENV}=0 to run with rlimits only."
-                )
-                self._refusal = SandboxResult(False, "", error, "isolation", self._missing)
-                return
-            isolation.warn_degraded_once(problem or OLD_KERNEL, tuple(self._missing))
+        if not self._via_bwrap and not allowed:
+            error = policy.refusal(self._problem, self._missing)
+            self._refusal = SandboxResult(False, "", error, "isolation", self._missing)
+            return
+        if (
+            self._via_bwrap and self._missing
+        ):  # isolated, but an old kernel counts the process limit per user: say so once
+            isolation.warn_degraded_once(OLD_KERNEL, tuple(self._missing))
         try:
             code_read, code_write = os.pipe()
         except OSError as exc:
@@ -278,18 +295,23 @@ class PreparedRun:
         cpu = self.limits.cpu_seconds or math.ceil(timeout) + 1
         message = {"code": code, "cpu_seconds": cpu} | ({"records": records} if records is not None else {})
         payload = json.dumps(message, ensure_ascii=False, default=str).encode("utf-8")
+        if not self._via_bwrap:  # before the code runs, so a run that hangs is already on the record
+            policy.warn_unisolated(self._problem, self._missing)
         self._ends.send(payload, float(timeout))
         self._thread.join()
         outcome = self._watched.outcome
-        if outcome is None:
-            return SandboxResult(False, "", self._watched.error, None, self._missing)
-        if outcome.killed_for == "code_wait":  # it waited too long and was stopped: start a fresh one
+        if outcome is not None and outcome.killed_for == "code_wait":  # expired unused: a fresh one runs it
             logger.info("prepared sandbox expired while waiting for code; starting a fresh one")
             late_or_own = records if records is not None else self.records  # [] is records too
             return run_code(code, late_or_own, timeout, limits=self.limits)
+        unisolated = not self._via_bwrap  # the code went to a process without isolation
+        if unisolated:
+            policy.count_unisolated_run()
+        if outcome is None:
+            return SandboxResult(False, "", self._watched.error, None, self._missing, unisolated)
         ok, error, limit = verdict(outcome, self.limits, timeout, cpu, via_bwrap=self._via_bwrap)
         return SandboxResult(
-            ok, outcome.stdout.decode("utf-8", errors="replace"), error, limit, self._missing
+            ok, outcome.stdout.decode("utf-8", errors="replace"), error, limit, self._missing, unisolated
         )
 
     @property
@@ -310,21 +332,6 @@ class PreparedRun:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _strict(limits: Limits) -> bool:
-    """The caller's choice; for one release, COLLATE_SANDBOX_STRICT when the caller made none."""
-    if limits.strict is not None:
-        return limits.strict
-    from_env = isolation.strict_from_env()
-    if from_env is not None:
-        warnings.warn(
-            f"the sandbox reading {isolation.STRICT_ENV} itself is deprecated: pass Limits(strict=...) "
-            "(Settings reads the variable)",
-            DeprecationWarning,
-            stacklevel=4,
-        )
-    return bool(from_env)
 
 
 def _run_watched(

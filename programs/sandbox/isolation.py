@@ -11,8 +11,9 @@ writable place. Two ways to get there:
   caller's other processes do not count and the run's do not escape the bound). Nested user
   namespaces are disabled inside.
 
-Where neither works (no bwrap, or unprivileged user namespaces switched off by a sysctl) we fall
-back to rlimits only and SAY what is missing and how to enable it; a strict caller refuses instead.
+Where neither works (no bwrap, or unprivileged user namespaces switched off by a sysctl) the run is
+refused and the refusal says how to enable isolation; only the user's COLLATE_SANDBOX=off runs it
+with rlimits only (policy.py decides; this module says what is possible and what is missing).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-STRICT_ENV = "COLLATE_SANDBOX_STRICT"
 INSIDE_PYTHON = "/opt/python"  # where the interpreter's prefix appears in the sandbox
 INSIDE_SITE = "/opt/site"  # site-packages dirs appear as /opt/site/0, /opt/site/1, ...
 INSIDE_INPUT = "/sandbox/input"  # read-only: runner, job, records, code
@@ -50,17 +50,6 @@ USERNS_SWITCHES = (
     ),
 )
 NPROC_PER_USERNS = (5, 14)  # Linux counts RLIMIT_NPROC per user namespace from 5.14 (ucounts)
-
-
-def strict_from_env() -> bool | None:
-    """DEPRECATED (one release): the caller passes Limits(strict=...); Settings reads the variable.
-
-    Only consulted when the caller left `strict` unset; None when the variable is unset too.
-    """
-    value = os.environ.get(STRICT_ENV)
-    if value is None:
-        return None
-    return value.strip().lower() in ("1", "true", "yes")
 
 
 def as_root() -> bool:
@@ -232,10 +221,7 @@ def missing_protection(use_bwrap: bool) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def warn_degraded_once(reason: str, missing: tuple[str, ...]) -> None:
+    """Isolated by bwrap, but a bound is weaker than it should be (the process limit on an old kernel)."""
     logger.warning(
-        "Sandbox runs WITHOUT full isolation (%s). Missing: %s. Only rlimits protect this machine; "
-        "set %s=1 (Limits(strict=True)) to refuse instead.",
-        reason,
-        ", ".join(missing),
-        STRICT_ENV,
+        "Sandbox runs isolated but WITHOUT full protection (%s). Missing: %s.", reason, ", ".join(missing)
     )

@@ -80,10 +80,12 @@ def test_sandbox_limits_come_from_settings_and_reach_the_code_writer(store, monk
     from programs.analyst import build_program
 
     monkeypatch.setenv("COLLATE_SANDBOX_MEMORY_MB", "2048")
-    monkeypatch.setenv("COLLATE_SANDBOX_STRICT", "1")
+    monkeypatch.setenv("COLLATE_SANDBOX", "off")
     settings = Settings.from_env({"lm": "dummy/x", "sandbox_timeout": 7.5})
     limits = build_program(settings, store).code_writer.sandboxes.limits
-    assert limits.memory_mb == 2048 and limits.strict is True  # the sandbox is told, it reads no environment
+    # the sandbox is told, it reads no environment
+    assert limits.memory_mb == 2048 and limits.allow_unisolated is True
+    assert Settings().sandbox_limits().allow_unisolated is False  # the default refuses unisolated runs
     assert build_program(settings, store).code_writer.timeout == 7.5
 
 

@@ -13,63 +13,28 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.sandbox.accounts import PYTHON, as_user, base_env, give, processes_of, throwaway_user
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SECRET = f"sk-user-secret-{secrets.token_hex(4)}"
-PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-
-
-def _as(user: pwd.struct_passwd, argv: list[str], env: dict | None = None, **kwargs):
-    """argv run as `user` (setpriv: real, effective and saved ids, the user's groups; no capabilities)."""
-    base = {"PATH": "/usr/bin:/bin", "HOME": user.pw_dir, "USER": user.pw_name, "LANG": "C.UTF-8"}
-    prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", "--"]
-    return subprocess.run(prefix + argv, env=base | (env or {}), cwd=user.pw_dir, **kwargs)
-
-
-def _useradd(name: str) -> pwd.struct_passwd | None:
-    for _ in range(3):  # /etc/passwd is locked while another test run adds or removes its user
-        done = subprocess.run(
-            ["useradd", "--create-home", "--user-group", "--shell", "/bin/sh", name], capture_output=True
-        )
-        if done.returncode == 0:
-            return pwd.getpwnam(name)
-        time.sleep(1)
-    return None
 
 
 @pytest.fixture(scope="module")
 def user():
-    if os.geteuid() != 0 or shutil.which("useradd") is None or shutil.which("setpriv") is None:
-        pytest.skip("creating a test user needs root, useradd and setpriv")
-    if not Path(PYTHON).exists():
-        pytest.skip(f"{PYTHON} (a Python every user can run, same version as this suite) is missing")
-    name = f"collate-sbx-{secrets.token_hex(3)}"
-    account = _useradd(name)
-    if account is None:
-        pytest.skip(f"useradd {name} failed (no permission or /etc/passwd locked)")
-    try:
+    with throwaway_user() as account:
         yield account
-    finally:
-        for pid in processes_of(account.pw_uid):  # only what this test started runs as this fresh user
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        subprocess.run(["userdel", "--remove", name], capture_output=True)
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +55,8 @@ def home(user) -> dict[str, Path]:
     code_dir = home / "collate"
     shutil.copytree(ROOT / "programs" / "sandbox", code_dir / "programs" / "sandbox")
     shutil.copy(ROOT / "programs" / "__init__.py", code_dir / "programs" / "__init__.py")
+    (code_dir / "programs" / "runtime").mkdir()  # the sandbox reads its yes/no settings with env_flags
+    shutil.copy(ROOT / "programs" / "runtime" / "env_flags.py", code_dir / "programs" / "runtime")
     shutil.copy(HERE / "user_driver.py", code_dir / "user_driver.py")
     # A venv of the user's own over the system interpreter; pandas/numpy from this suite's site-packages.
     venv = home / "venv"
@@ -98,8 +65,8 @@ def home(user) -> dict[str, Path]:
 
     runtime = Path(pandas.__file__).resolve().parents[1]
     (next(venv.glob("lib/python*/site-packages")) / "runtime.pth").write_text(f"{runtime}\n")
-    subprocess.run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}", str(home)], check=True)
-    probe = _as(
+    give(user, home)
+    probe = as_user(
         user, [str(venv / "bin" / "python"), "-c", "import pandas, numpy"], capture_output=True, text=True
     )
     if probe.returncode != 0:
@@ -150,35 +117,28 @@ class Listener:
         self.server.close()
 
 
-def drive(user, home, spec: dict, wrapper: list[str] | None = None) -> tuple[dict, str]:
-    """Run the driver as the user (optionally under `wrapper`), secrets in its environment."""
+def drive(
+    user, home, spec: dict, wrapper: list[str] | None = None, env: dict | None = None
+) -> tuple[dict, str]:
+    """Run the driver as the user (optionally under `wrapper`), secrets (and `env`) in its environment."""
     spec_file = Path(user.pw_dir) / f"cases-{secrets.token_hex(3)}.json"
     spec_file.write_text(json.dumps(spec))
     os.chown(spec_file, user.pw_uid, user.pw_gid)
     argv = [str(home["python"]), str(home["driver"]), str(spec_file)]
-    env = {"COLLATE_API_KEY": SECRET, "OPENAI_API_KEY": SECRET, "AWS_SECRET_ACCESS_KEY": SECRET}
+    env = {"COLLATE_API_KEY": SECRET, "OPENAI_API_KEY": SECRET, "AWS_SECRET_ACCESS_KEY": SECRET} | (env or {})
     if wrapper:
-        base = {"PATH": "/usr/bin:/bin", "HOME": user.pw_dir, "USER": user.pw_name, "LANG": "C.UTF-8"}
         done = subprocess.run(
-            [*wrapper, *argv], env=base | env, cwd=user.pw_dir, capture_output=True, text=True, timeout=240
+            [*wrapper, *argv],
+            env=base_env(user) | env,
+            cwd=user.pw_dir,
+            capture_output=True,
+            text=True,
+            timeout=240,
         )
     else:
-        done = _as(user, argv, env=env, capture_output=True, text=True, timeout=240)
+        done = as_user(user, argv, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout), done.stderr
-
-
-def processes_of(uid: int) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        uid_line = next((line for line in status.splitlines() if line.startswith("Uid:")), "Uid: -1")
-        if int(uid_line.split()[1]) == uid and "State:\tZ" not in status:
-            pids.append(int(entry.name))
-    return pids
 
 
 @pytest.fixture
@@ -327,7 +287,7 @@ except OSError as exc:
     assert controls["uid"] == user.pw_uid != 0
     assert report["problem"] is None, report["problem"]
     assert all(r["missing_protection"] == [] for r in results.values()), results
-    assert "WITHOUT full isolation" not in stderr
+    assert "WITHOUT" not in stderr and report["unisolated_runs"] == 0
     # The user can read its secrets, the index, the project and the root file, and reach the port ...
     assert all(SECRET in text for text in controls["read"].values()), controls["read"]
     assert controls["connected"] is True
@@ -357,19 +317,32 @@ except OSError as exc:
     assert leftover == [], "sandbox processes outlived their runs"
 
 
-def test_with_user_namespaces_switched_off_the_warning_says_how_to_enable_them(user, home):
-    cases = [
-        {"name": "degraded", "timeout": 10, "code": "print(df['v'].sum())"},
-        {"name": "strict", "timeout": 10, "limits": {"strict": True}, "code": "print('ran')"},
-    ]
+def test_with_user_namespaces_switched_off_the_code_is_refused_with_the_fix_unless_opted_out(user, home):
+    """The issue's machine: bwrap installed, user namespaces off. Before, the code ran on the host as
+    the user (reading ~/.ssh) after one warning; now it is refused unless COLLATE_SANDBOX=off."""
+    marker = Path(user.pw_dir) / f"ran-{secrets.token_hex(3)}"
+    code = f"open({str(marker)!r}, 'w').write('x')\nprint(open({str(home['ssh_key'])!r}).read().strip())"
+    cases = [{"name": "steal", "timeout": 10, "code": code}]
     wrapper = [sys.executable, str(HERE / "userns_off.py"), str(user.pw_uid), str(user.pw_gid)]
-    report, stderr = drive(user, home, {"cases": cases}, wrapper=wrapper)
-    degraded, strict = report["results"]["degraded"], report["results"]["strict"]
     how = "sysctl -w user.max_user_namespaces="
-    assert how in report["problem"]
-    assert "WITHOUT full isolation" in stderr and how in stderr and "/etc/sysctl.d" in stderr
-    assert degraded["stdout"] == "1.0\n"  # it still runs, with rlimits only, and says what it lacks
     expected_missing = {"filesystem", "network", "pid-namespace", "disk-quota", "process-limit", "own-uid"}
-    assert set(degraded["missing_protection"]) == expected_missing
-    assert strict["limit"] == "isolation" and not strict["ok"] and strict["stdout"] == ""
-    assert how in strict["error"] and set(strict["missing_protection"]) == expected_missing
+
+    report, stderr = drive(user, home, {"cases": cases}, wrapper=wrapper)
+    refused = report["results"]["steal"]
+    assert how in report["problem"]
+    assert not marker.exists(), "generated code ran without isolation by default"
+    assert refused["limit"] == "isolation" and not refused["ok"] and refused["stdout"] == ""
+    assert (
+        how in refused["error"]
+        and "/etc/sysctl.d" in refused["error"]
+        and "COLLATE_SANDBOX=off" in refused["error"]
+    )
+    assert set(refused["missing_protection"]) == expected_missing and not refused["unisolated"]
+    assert report["unisolated_runs"] == 0 and "WITHOUT" not in stderr
+
+    report, stderr = drive(user, home, {"cases": cases}, wrapper=wrapper, env={"COLLATE_SANDBOX": "off"})
+    ran = report["results"]["steal"]
+    assert marker.exists() and SECRET in ran["stdout"]  # what "off" means: the code is the user
+    assert ran["unisolated"] and report["unisolated_runs"] == 1
+    assert set(ran["missing_protection"]) == expected_missing
+    assert "WITHOUT isolation because COLLATE_SANDBOX=off" in stderr and how in stderr

@@ -1,4 +1,4 @@
-"""Bounds are plain values checked where they are read; the caller (Settings) decides strictness."""
+"""Bounds are plain values checked where they are read; the caller (Settings) decides the rest."""
 
 from __future__ import annotations
 
@@ -53,11 +53,12 @@ def test_limits_are_built_from_plain_values_and_round_trip():
         "output_bytes": 50_000,
         "startup_seconds": 30,
         "code_wait_seconds": 120.5,
-        "strict": True,
+        "allow_unisolated": False,
+        "strict": None,
     }
     limits = Limits(**plain)
     assert asdict(limits) == plain and Limits(**asdict(limits)) == limits
-    assert set(LIMIT_RANGES) == set(plain) - {"strict"}
+    assert set(LIMIT_RANGES) == set(plain) - {"strict", "allow_unisolated"}
 
 
 @pytest.mark.parametrize(
@@ -72,6 +73,7 @@ def test_limits_are_built_from_plain_values_and_round_trip():
         ("disk_mb", 1.5, TypeError, "disk_mb must be an integer"),
         ("max_open_files", True, TypeError, "max_open_files"),
         ("strict", "yes", TypeError, "strict must be True, False or None"),
+        ("allow_unisolated", "off", TypeError, "allow_unisolated must be True, False or None"),
     ],
 )
 def test_limits_out_of_range_or_mistyped_say_the_range(field, value, error, words):
@@ -86,9 +88,18 @@ def test_a_configured_limit_is_the_one_enforced():
     assert res.limit == "files" and "open-files limit of 40" in res.error
 
 
-def test_cli_strict_flag_is_accepted_and_full_isolation_runs(tmp_path, capsys):
+def test_cli_retired_strict_flag_is_accepted_and_full_isolation_runs(tmp_path, capsys):
     (tmp_path / "code.py").write_text("print(1)", encoding="utf-8")
     (tmp_path / "records.json").write_text("[]", encoding="utf-8")
     argv = ["--code", str(tmp_path / "code.py"), "--records", str(tmp_path / "records.json"), "--strict"]
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["stdout"] == "1\n"
+
+
+def test_cli_a_sandbox_setting_it_does_not_know_exits_2_naming_it(tmp_path, capsys, monkeypatch):
+    (tmp_path / "code.py").write_text("print(1)", encoding="utf-8")
+    (tmp_path / "records.json").write_text("[]", encoding="utf-8")
+    monkeypatch.setenv("COLLATE_SANDBOX", "disabled")
+    assert main(["--code", str(tmp_path / "code.py"), "--records", str(tmp_path / "records.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "COLLATE_SANDBOX='disabled'" in captured.err and "off" in captured.err

@@ -1,9 +1,9 @@
 """Run attack cases through the sandbox as whoever runs this script (an ordinary user, in the tests).
 
-    python user_driver.py CASES.json     # prints one JSON object: {"problem", "controls", "results"}
+    python user_driver.py CASES.json     # prints one JSON: {"problem", "controls", "results", "unisolated_runs"}
 
-Stand-alone (standard library + the copied `programs.sandbox`): the test copies it next to a copy of
-`programs/` in the user's home, because an ordinary user may not read the checkout or its venv.
+Stand-alone (standard library + the copied `programs.sandbox` and `programs.runtime.env_flags`): the
+test copies it next to a copy of `programs/` in the user's home, because an ordinary user may not read the checkout or its venv.
 CASES.json: {"cases": [{"name", "code", "timeout", "limits": {...}}], "read": [paths], "port": N}.
 "controls" says what THIS user can do without the sandbox (read those paths, connect to the port),
 so that a blocked attack is blocked by the sandbox, not by file permissions.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from programs.sandbox import Limits, run_code  # noqa: E402
+from programs.sandbox import Limits, run_code, unisolated_runs  # noqa: E402
 from programs.sandbox.isolation import bwrap_problem  # noqa: E402
 
 
@@ -51,7 +51,8 @@ def main() -> int:
         started = time.monotonic()
         result = asdict(run_code(case["code"], [{"v": 1.0}], timeout=case["timeout"], limits=limits))
         results[case["name"]] = result | {"seconds": round(time.monotonic() - started, 2)}
-    print(json.dumps({"problem": bwrap_problem(), "controls": seen, "results": results}))
+    report = {"problem": bwrap_problem(), "controls": seen, "results": results}
+    print(json.dumps(report | {"unisolated_runs": unisolated_runs()}))
     return 0
 
 
