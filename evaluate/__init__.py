@@ -1,6 +1,3 @@
 """Datasets, metrics, runners and MLflow tracking for the MuDABench protocol."""
 
-import os
-
-os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import signatures  # noqa: F401  (sets the environment defaults before dspy or mlflow is imported)

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-# Read when mlflow is imported: no telemetry calls from a machine that may have no network.
-os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-
 import mlflow  # noqa: E402
 from mlflow.tracking import MlflowClient  # noqa: E402
+
+from signatures import environment
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +53,7 @@ VIEW_KEY = "collate-headline"
 
 def tracking_uri() -> str:
     """The store runs go to: MLFLOW_TRACKING_URI, else sqlite:///<cwd>/mlflow.db (absolute, so it is printable)."""
-    uri = os.environ.get("MLFLOW_TRACKING_URI")
+    uri = environment.read("MLFLOW_TRACKING_URI") or None
     if uri:
         return uri
     return f"sqlite:///{Path.cwd() / DEFAULT_STORE_FILE}"

@@ -1,6 +1,3 @@
 """The DSPy modules, their composition, LM settings and the code sandbox."""
 
-import os
-
-# DSPy's HTTP engine (and litellm) otherwise download a model price list on first use.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import signatures  # noqa: F401  (sets the environment defaults before dspy is imported)

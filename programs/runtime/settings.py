@@ -10,9 +10,6 @@ import dataclasses
 import os
 from dataclasses import dataclass, fields
 
-# DSPy's HTTP engine otherwise fetches a model-metadata file from the web on its first call.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 import dspy  # noqa: E402
 
 from programs.runtime.env_flags import parse_flag  # noqa: E402

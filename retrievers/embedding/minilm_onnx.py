@@ -17,14 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from retrievers.embedding.minilm import MAX_TOKENS, encode_batched, load_tokenizer
+from signatures import environment
 
 OPSET = 17
 
 
 def cache_dir() -> Path:
-    """COLLATE_CACHE if set, else $XDG_CACHE_HOME/collate, else ~/.cache/collate."""
-    root = os.environ.get("COLLATE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "collate"
+    """COLLATE_CACHE_DIR if set, else $XDG_CACHE_HOME/collate, else ~/.cache/collate. (Not COLLATE_CACHE:
+    that is the LM cache's yes/no setting.)"""
+    root = environment.read("COLLATE_CACHE_DIR") or os.path.join(
+        environment.read("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "collate"
     )
     return Path(root) / "minilm-onnx"
 

@@ -202,3 +202,21 @@ def test_a_question_that_runs_no_code_leaves_no_sandbox_waiting(make_program, us
     program(question="q")  # planning fails: the sandbox started ahead is stopped, not left to expire
     assert program.code_writer.sandboxes._ahead is None
     assert not (descendants() - before)
+
+
+def test_a_sandbox_that_refuses_to_run_code_asks_for_no_fix(settings, store, use_lm, monkeypatch):
+    """No isolation here and no opt-out: the code is refused, which no fix can change, so the fixer is not
+    asked (3 LM calls spent on code that would never run, before)."""
+    from programs.sandbox import isolation, policy
+
+    monkeypatch.setattr(isolation, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed (test)")
+    monkeypatch.delenv(policy.SANDBOX_ENV, raising=False)
+    lm = use_lm(
+        **{
+            "[[ ## error ## ]]": {"fixed_code": "print(1)"},
+            "[[ ## columns ## ]]": {"code": "print(len(df))"},
+        }
+    )
+    out = writer(settings, store)(question="q", columns="ratio", records=RECORDS)
+    assert not out.ok and len(out.attempts) == 1 and len(lm.history) == 1
+    assert out.attempts[0]["limit"] == "isolation" and "bubblewrap" in out.result

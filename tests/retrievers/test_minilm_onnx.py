@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import os
 
 import numpy as np
 import pytest
@@ -30,7 +31,7 @@ def model_dir():
 @pytest.fixture(scope="module")
 def onnx_cache(tmp_path_factory):
     mp = pytest.MonkeyPatch()
-    mp.setenv("COLLATE_CACHE", str(tmp_path_factory.mktemp("cache")))
+    mp.setenv("COLLATE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     yield
     mp.undo()
 
@@ -93,8 +94,22 @@ def test_backend_setting(monkeypatch):
     monkeypatch.setenv(embedding.BACKEND_ENV, "ONNX")
     assert embedding.minilm_backend() == "onnx"
     monkeypatch.setenv(embedding.BACKEND_ENV, "gpu")
-    with pytest.raises(ValueError, match="use onnx or torch"):
+    with pytest.raises(ValueError, match="COLLATE_MINILM_BACKEND='gpu'.*use one of onnx, torch"):
         embedding.minilm_backend()
+    # a bad word is reported when the model is chosen, never at import (it used to raise there)
+    import subprocess
+    import sys
+
+    imported = subprocess.run(
+        [sys.executable, "-c", "import retrievers.embedding.embedders as e; print(e.MINILM)"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, embedding.BACKEND_ENV: "gpu"},
+    )
+    assert imported.returncode == 0 and imported.stdout.strip() in (
+        embedding.MINILM_ONNX,
+        embedding.MINILM_TORCH,
+    )
     # an index built by either backend opens, and keeps the name it was built under
     for name in (embedding.MINILM_TORCH, embedding.MINILM_ONNX):
         assert embedding.get_embedder(name).name == name
