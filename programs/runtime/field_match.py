@@ -47,9 +47,12 @@ def core(description: str) -> str:
 class FieldMatcher:
     """same_meaning(a, b) -> (bool, how): the rule on cores, then MiniLM for English descriptions."""
 
-    def __init__(self, embedder=None, threshold: float = EMBEDDING_THRESHOLD):
-        """embedder: anything with encode(list[str]) -> vectors (None: the packaged MiniLM, loaded on first use)."""
-        self._embedder, self.threshold = embedder, threshold
+    def __init__(
+        self, embedder=None, threshold: float = EMBEDDING_THRESHOLD, embedder_name: str | None = None
+    ):
+        """embedder: anything with encode(list[str]) -> vectors; None: the embedder table's `embedder_name`
+        (default MiniLM, the one the threshold was measured with), loaded on first use."""
+        self._embedder, self.threshold, self.embedder_name = embedder, threshold, embedder_name
 
     def __deepcopy__(self, memo):
         return self  # holds a model: shared by every copy of a program
@@ -71,11 +74,12 @@ class FieldMatcher:
 
     def _model(self):
         if self._embedder is None:
-            from retrievers.embedding.embedders import (
-                MiniLMEmbedder,  # lazy: only a fuzzy lookup loads the model
+            from retrievers.embedding.embedders import (  # lazy: only a fuzzy lookup loads it
+                MINILM,
+                get_embedder,
             )
 
-            self._embedder = MiniLMEmbedder()
+            self._embedder = get_embedder(self.embedder_name or MINILM)
         return self._embedder
 
 

@@ -163,10 +163,16 @@ class HashingEmbedder(Embedder):
         return out / np.where(norms == 0, 1.0, norms)
 
 
+# The one table of embedders: index builds, searches and the fact store's field matcher all choose here.
+# Either MiniLM name reads with this process's backend (cosine ~0.99 between them); the name is kept.
+EMBEDDERS = {
+    MINILM_ONNX: lambda: MiniLMEmbedder(name=MINILM_ONNX),
+    MINILM_TORCH: lambda: MiniLMEmbedder(name=MINILM_TORCH),
+    HASHING: HashingEmbedder,
+}
+
+
 def get_embedder(name: str) -> Embedder:
-    if name in (MINILM_ONNX, MINILM_TORCH):
-        # either name reads with this process's backend (cosine ~0.99 between them); the name is kept
-        return MiniLMEmbedder(name=name)
-    if name == HASHING:
-        return HashingEmbedder()
-    raise ValueError(f"unknown embedder {name!r}: use {MINILM!r} or {HASHING!r}")
+    if name not in EMBEDDERS:
+        raise ValueError(f"unknown embedder {name!r}: use one of {', '.join(EMBEDDERS)}")
+    return EMBEDDERS[name]()
