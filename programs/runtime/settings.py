@@ -46,7 +46,12 @@ class Settings:
     lm_judge: str | None = None
     temperature: float = 0.0
     max_tokens: int = 4000
-    num_retries: int = 3  # dspy.LM's own backoff for 429 / 5xx / timeouts
+    num_retries: int = (
+        3  # retries of a request that failed with 429 / 5xx / a timeout (programs/runtime/lm_retry.py)
+    )
+    max_wait: float = (
+        60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
+    )
     timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
     cache: bool = True
     # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
@@ -96,6 +101,7 @@ class Settings:
         "max_tokens": (1, 1_000_000),
         "num_retries": (0, 20),
         "timeout": (1, 86_400),
+        "max_wait": (0, 86_400),
         "temperature": (0, 2),
         "concurrency": (1, 1024),
         "k": (1, 200),
@@ -233,8 +239,11 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         kwargs["api_base"] = settings.api_base
     if settings.api_key:
         kwargs["api_key"] = settings.api_key
-    return dspy.LM(
+    from programs.runtime.lm_retry import BoundedRetryLM
+
+    return BoundedRetryLM(
         model,
+        max_wait=settings.max_wait,
         temperature=settings.temperature,
         max_tokens=settings.max_tokens_for(stage),
         num_retries=settings.num_retries,
