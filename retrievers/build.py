@@ -1,6 +1,6 @@
 """Build the index folder: catalog copy, one hybrid index per document, a manifest of what happened.
 
-    python -m retrievers.build --catalog CATALOG --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
+    python -m retrievers.build [--catalog CATALOG] --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
 
 Documents are parsed, chunked, embedded and indexed in parallel processes, or as tasks on a Ray
 cluster with --ray (retrievers.ray_build; the index must then be on storage every node can write). A document whose file
@@ -497,7 +497,11 @@ def _write_manifest(
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m retrievers.build", description=__doc__.splitlines()[0])
-    p.add_argument("--catalog", required=True, help="dataset.json (MuDABench), catalog .csv or .jsonl")
+    p.add_argument(
+        "--catalog",
+        help="dataset.json (MuDABench), catalog .csv or .jsonl; without it a catalog is drafted from the PDFs "
+        "into the index folder (retrievers.build_draft)",
+    )
     p.add_argument("--pdf-dir", required=True, help="folder holding <id>.pdf files")
     p.add_argument("--index", required=True, help="index folder to create or update")
     p.add_argument(
@@ -551,6 +555,17 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    unsettled = 0
+    if args.catalog is None:  # draft one from the PDFs (retrievers.build_draft says how and where)
+        from retrievers.build_draft import DraftProblem, build_note, draft_for_build
+
+        try:
+            drafted, rows = draft_for_build(args.pdf_dir, args.index)
+        except (DraftProblem, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(build_note(args.pdf_dir, drafted, rows))
+        args.catalog, unsettled = str(drafted), sum(1 for r in rows if not r.settled)
     try:
         catalog = Catalog.load(args.catalog)
     except CatalogError as exc:
@@ -612,7 +627,7 @@ def _main(argv: list[str] | None) -> int:
                 f"NOTE {r.doc_id}: {r.scanned_pages} of {r.pages} pages have no text layer{numbers} and cannot "
                 f"be searched. Fix: {OCR_FIX}"
             )
-    return _exit_code(report, args.pdf_dir)
+    return max(_exit_code(report, args.pdf_dir), EXIT_FAILED if unsettled else 0)  # unsettled: not indexed
 
 
 def _exit_code(report: BuildReport, pdf_dir: str) -> int:

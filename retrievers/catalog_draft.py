@@ -12,7 +12,6 @@ is missing and the row to complete. No LM here: retrievers/ never calls one.
 from __future__ import annotations
 
 import json
-import os
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,10 +71,16 @@ class DraftRow:
             "doctype": values.get("doctype"),
             "language": values.get("language"),
             "company": values.get("company"),
-            "path": Path(os.path.relpath(self.file.resolve(), catalog_dir.resolve())).as_posix(),
+            "path": _path_from(catalog_dir, self.file),
             "confidence": self.confidence if self.settled else None,
             "source": {name: f.rule for name, f in self.found.items()},
         }
+
+
+def _path_from(catalog_dir: Path, file: Path) -> str:
+    """Relative to the catalog when the file lies under its folder (the pair moves together), else absolute."""
+    file, base = file.resolve(), catalog_dir.resolve()
+    return file.relative_to(base).as_posix() if file.is_relative_to(base) else str(file)
 
 
 def pdf_files(pdf_dir: str | Path) -> list[Path]:
