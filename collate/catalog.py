@@ -20,7 +20,14 @@ from pathlib import Path
 
 from programs.runtime.cli_inputs import add_lm_arguments, lm_overrides, parse_cli
 from retrievers.catalog import Catalog, CatalogError
-from retrievers.catalog_draft import draft_catalog, pdf_files, summary, unsettled_path, write_draft
+from retrievers.catalog_draft import (
+    draft_catalog,
+    pdf_files,
+    summary,
+    unsettled_path,
+    why_unsettled,
+    write_draft,
+)
 
 EXIT_UNSETTLED, EXIT_BAD_INPUT = 1, 2
 
@@ -62,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if listing:
         for r in rows:
             if not r.settled:
-                print(f"UNSETTLED {r.file.name}: {r.problem or 'no ' + ', no '.join(r.missing()) + ' found'}")
+                print(f"UNSETTLED {r.file.name}: {why_unsettled(r)}")
         print(f"the rows to complete are in {listing}: fill in the ? fields and add them to {out.name}")
     return EXIT_UNSETTLED if listing else 0
 

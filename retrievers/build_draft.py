@@ -54,12 +54,14 @@ def draft_for_build(pdf_dir: str | Path, index_dir: str | Path) -> tuple[Path, l
 def build_note(pdf_dir: str | Path, out: Path, rows: list[DraftRow]) -> str:
     """What the build prints about its draft: where it is, how sure, and the files it leaves out."""
     lines = [f"no --catalog: drafted one from {pdf_dir}: {summary(rows)} -> {out}"]
-    lines += [
-        f"NOT INDEXED {r.file.name}: {why_unsettled(r)}. {'Then' if r.problem else 'Fix:'} complete its row in "
-        f"{unsettled_path(out)}, add it to the catalog and pass that with --catalog"
-        for r in rows
-        if not r.settled
-    ]
+    for r in rows:
+        if r.problem:  # the file itself needs fixing; a fixed file is drafted by the next build
+            lines.append(f"NOT INDEXED {r.file.name}: {r.problem}; then build again")
+        elif not r.settled:
+            lines.append(
+                f"NOT INDEXED {r.file.name}: {why_unsettled(r)}. Fix: complete its row in {unsettled_path(out)}, "
+                "add it to the catalog and pass that with --catalog"
+            )
     if any(r.settled and r.confidence != "high" for r in rows):
         lines.append(f"check the rows of confidence medium or low in {out} (their source column says why)")
     return "\n".join(lines)

@@ -110,6 +110,9 @@ def file_ids(files: list[Path]) -> list[str]:
 
 def draft_file(path: Path, doc_id: str) -> DraftRow:
     row = DraftRow(file=path, id=doc_id)
+    if path.stat().st_size == 0:
+        row.problem = "empty: the file has 0 bytes. Fix: copy or download it again (the copy did not finish)"
+        return row
     try:
         pages = parse_first_pages(path, FIRST_PAGES)
     except ParseError as exc:
@@ -117,10 +120,7 @@ def draft_file(path: Path, doc_id: str) -> DraftRow:
         return row
     row.text = unicodedata.normalize("NFKC", "\n".join(p.text for p in pages))
     if not row.text.strip():
-        row.problem = (
-            "scanned: the first pages hold no text layer. Fix: run OCR (e.g. ocrmypdf) on the file, "
-            "or add its row by hand"
-        )
+        row.problem = "scanned: the first pages hold no text layer. Fix: run OCR (e.g. ocrmypdf) on the file"
         return row
     language = "zh" if _han_share(row.text) >= HAN_SHARE else "en"
     row.found["language"] = Finding(language, "text:script", sure=True)
@@ -190,13 +190,16 @@ def unsettled_report(rows: list[DraftRow], out: Path) -> str:
         row["source"] = {**row["source"], **{name: "by hand" for name in r.missing()}}
         for name in r.missing():
             row[name] = "?"
-        why = r.problem or f"no {', no '.join(r.missing())} found in its first pages"
         lines += [
-            f"{r.file.name}: {why}",
+            f"{r.file.name}: {why_unsettled(r)}",
             *(f"  note: {n}" for n in r.notes),
             "  " + json.dumps(row, ensure_ascii=False),
         ]
     return "\n".join(lines) + "\n"
+
+
+def why_unsettled(row: DraftRow) -> str:
+    return row.problem or f"no {', no '.join(row.missing())} found in its first pages"
 
 
 def summary(rows: list[DraftRow]) -> str:
