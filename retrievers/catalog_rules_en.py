@@ -14,6 +14,7 @@ end date does not.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from retrievers.catalog_finding import Finding, first
 
@@ -90,6 +91,7 @@ _NAME_BEFORE_TAG = re.compile(r"((?:[A-Z][\w.&'’-]*,?\s+|&\s+|and\s+|of\s+)*[A
 
 def read_us_filing(text: str) -> dict[str, Finding]:
     """The identity fields the first pages state: doctype, year, symbol, company (each when found)."""
+    text = unicodedata.normalize("NFKC", text)  # "Trading\xa0Symbol(s)" (Corning's covers) reads as words
     found: dict[str, Finding] = {}
     doctype = _doctype(text)
     if doctype:

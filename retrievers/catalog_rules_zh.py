@@ -1,6 +1,6 @@
 """Rules that read an A-share filing's identity from its first pages: code, company, report kind, year.
 
-The text is NFKC-normalized by the caller (full-width "：（）" and digits become ASCII). A filing names
+The text is NFKC-normalized first (full-width "：（）" and digits become ASCII). A filing names
 its kind and year in its title ("2022年年度报告", "2021 年度社会责任(ESG)报告", "2021年度利润分配方案公告"),
 and its code beside 证券代码/股票代码/公司代码. The title is the kind's earliest mention: a dividend
 notice may cite "2021年年度报告" further down, never above its own title.
@@ -14,6 +14,7 @@ fiscal year plus one is a fallback that asks for a check.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from retrievers.catalog_finding import Finding, first
 
@@ -51,6 +52,7 @@ _NAME_ANYWHERE = re.compile(rf"({_FULL_NAME})")
 
 def read_a_share(text: str) -> dict[str, Finding]:
     """The identity fields the first pages state: doctype, year, symbol, company (each when found)."""
+    text = unicodedata.normalize("NFKC", text)
     found: dict[str, Finding] = {}
     code = _CODE.search(text)
     if code:
