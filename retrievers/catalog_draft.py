@@ -26,9 +26,11 @@ from retrievers.pdf import ParseError, is_han, parse_first_pages
 
 # The cover and what follows it: an 8-K's symbol table is on its second page (PepsiCo's of 2023-05-05).
 FIRST_PAGES = 3
-# A 10-K filed before 2019 has no symbol table on its cover; Item 5 names the symbol by page 35 in all
-# 22 FinanceBench dev filings (Adobe 2015: page 33). Raw pdfium text of these pages: ~4 ms a page.
-SYMBOL_PAGES = 60
+# Read when the first pages leave a field unfound: a 10-K filed before 2019 has no symbol table on its
+# cover, and Item 5 names the symbol by page 35 in all 22 FinanceBench dev filings (Adobe 2015: page 33);
+# an annual report may open with a glossy section before its 10-K cover, an A-share report print its
+# code only in 公司简介. Fields found there are marked for a check. pdfium's raw text: ~4 ms a page.
+LATER_PAGES = 60
 REQUIRED = ("symbol", "year", "doctype")
 # A text is Chinese when this share of its letters are Han characters (an A-share report's first pages:
 # > 0.8; an SEC cover: 0).
@@ -119,17 +121,37 @@ def draft_file(path: Path, doc_id: str) -> DraftRow:
         row.problem = str(exc)
         return row
     row.text = unicodedata.normalize("NFKC", "\n".join(p.text for p in pages))
-    if not row.text.strip():
-        row.problem = "scanned: the first pages hold no text layer. Fix: run OCR (e.g. ocrmypdf) on the file"
-        return row
+    later: list[str] = []  # pdfium's text of the pages after the first, read once and only if needed
+
+    def later_text() -> str:
+        if not later:
+            later.append(_later_text(path, FIRST_PAGES, LATER_PAGES))
+        return later[0]
+
+    blank_cover = not row.text.strip()
+    if blank_cover:  # an image cover (common on ESG reports): the title may be printed further on
+        row.text = later_text()
+        if not row.text.strip():
+            row.problem = "scanned: its pages hold no text layer. Fix: run OCR (e.g. ocrmypdf) on the file"
+            return row
     language = "zh" if _han_share(row.text) >= HAN_SHARE else "en"
     row.found["language"] = Finding(language, "text:script", sure=True)
-    row.found.update(read_a_share(row.text) if language == "zh" else read_us_filing(row.text))
+    read = read_a_share if language == "zh" else read_us_filing
+    row.found.update(_later(read(row.text)) if blank_cover else read(row.text))
+    if row.missing() and not blank_cover:
+        for name, found in _later(read(later_text())).items():
+            row.found.setdefault(name, found)
     if language == "en" and "symbol" not in row.found:
-        found = symbol_in_prose(_later_text(path, FIRST_PAGES, SYMBOL_PAGES))
+        found = symbol_in_prose(later_text())
         if found:
             row.found["symbol"] = found
     return row
+
+
+def _later(found: dict[str, Finding]) -> dict[str, Finding]:
+    """Findings past the first pages, marked for a check: there a rule may read some other document's
+    words (an exhibit, a subsidiary's notice)."""
+    return {name: f._replace(rule=f"{f.rule}@later-pages", sure=False) for name, f in found.items()}
 
 
 def _han_share(text: str) -> float:

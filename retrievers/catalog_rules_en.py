@@ -31,8 +31,8 @@ _MONTH = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 _YEAR = r"((?:19|20)\d{2})"
-# "November 27, 2015", "Dec. 31 2022", "31 December 2022"; the year is group 1.
-_DATE = rf"(?:{_MONTH}\.?\s+\d{{1,2}}\s*,?\s*{_YEAR}|\d{{1,2}}\s+{_MONTH}\.?,?\s+{_YEAR})"
+# "November 27, 2015", "Dec. 31 2022", "31 December 2022", "12/31/2022"; the year is the last group found.
+_DATE = rf"(?:{_MONTH}\.?\s+\d{{1,2}}\s*,?\s*{_YEAR}|\d{{1,2}}\s+{_MONTH}\.?,?\s+{_YEAR}|\d{{1,2}}/\d{{1,2}}/{_YEAR})"
 # A cover laid out in two columns interleaves a few words ("For the quarterly period ended Commission
 # file\nMarch 31, 2021 number 1-5805", JPMorgan's 10-Q): allow that much between a label and its date.
 _GAP = r"[^\d]{0,40}?"
@@ -74,6 +74,10 @@ _EXCHANGE = (
     r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE|Nasdaq|NASDAQ|Cboe|CBOE|Chicago\s+Stock\s+Exchange)\b"
 )
 _SYMBOL_BEFORE_EXCHANGE = re.compile(rf"(?<![\w$.%-])({_TICKER})\s+{_EXCHANGE}")
+# The table as retrievers.pdf renders a ruled one: "Trading Symbol(s) | Common Stock | ACME".
+_SYMBOL_CELL = re.compile(
+    rf"Trading\s*Symbols?(?:\(s\))?\s*\|\s*([^|\n]*?)\s*\|\s*({_TICKER})\s*$", re.I | re.M
+)
 _SYMBOL_AFTER_COLON = re.compile(rf"Trading\s+symbols?\s*:\s*({_TICKER})\b", re.I)
 _TABLE_HEAD = re.compile(r"Trading\s*Symbol", re.I)
 _TABLE_END = re.compile(r"Section\s+12\s*\(g\)|Indicate\s+by\s+check\s+mark", re.I)
@@ -154,15 +158,18 @@ def _cover_symbol(text: str) -> Finding | None:
     colon = _SYMBOL_AFTER_COLON.search(text)
     if colon:
         return Finding(colon.group(1), "cover:trading-symbol", sure=True)
+    cells = [(m.group(1), m.group(2)) for m in _SYMBOL_CELL.finditer(text)]
     head = _TABLE_HEAD.search(text)
-    if not head:
-        return None
-    end = _TABLE_END.search(text, head.end())
-    rows = text[head.end() : end.start() if end else head.end() + 3000].splitlines()[1:]
-    symbols = [(row, m.group(1)) for row in rows for m in [_SYMBOL_BEFORE_EXCHANGE.search(row)] if m]
-    common = [symbol for row, symbol in symbols if _COMMON.search(row)]
-    if common or symbols:
-        return Finding((common or [s for _, s in symbols])[0], "cover:trading-symbol", sure=True)
+    if not cells and head:
+        end = _TABLE_END.search(text, head.end())
+        table = text[head.end() : end.start() if end else head.end() + 3000]
+        rows = table.splitlines()[1:]
+        cells = [(row, m.group(1)) for row in rows for m in [_SYMBOL_BEFORE_EXCHANGE.search(row)] if m]
+        if not cells:  # an exchange name wrapped onto the next line: read the table as one line
+            cells = [("", m.group(1)) for m in _SYMBOL_BEFORE_EXCHANGE.finditer(" ".join(rows))]
+    common = [symbol for row, symbol in cells if _COMMON.search(row)]
+    if common or cells:
+        return Finding((common or [s for _, s in cells])[0], "cover:trading-symbol", sure=True)
     return None
 
 

@@ -43,7 +43,9 @@ _MEETING_DATE = re.compile(rf"(?:召开的?|会议)(?:日期|时间)(?:和地点
 _MEETING_TITLE = re.compile(rf"{_YEAR}\s*年\s*(?:第[一二三四五六七八九十\d]+次临时)?股东大会")
 _ANNUAL_MEETING = re.compile(rf"{_YEAR}\s*年\s*年度股东大会")
 _NOTICE_NUMBER = re.compile(rf"公告编号\s*:?\s*[^\d\s]{{0,3}}{_YEAR}\s*-\s*\d+")
-_CODE = re.compile(r"(?:A股)?(?:证券|股票|公司)?代码\s*:?\s*(\d{6})\b")
+_CODE = re.compile(
+    r"(?:(?:A股)?(?:证券|股票|公司)代码|A股代码)\s*:?\s*(\d{6})(?!\d)"
+)  # not 债券代码: a bond's
 _SHORT_NAME = re.compile(r"(?:证券|股票|公司)简称\s*:?\s*([^\s:]{2,12})")
 _FULL_NAME = r"[\u4e00-\u9fff()]{2,40}?(?:股份有限公司|有限责任公司|有限公司)"
 _NAME_LINE = re.compile(rf"^\s*({_FULL_NAME})\s*$", re.M)
@@ -52,7 +54,7 @@ _NAME_ANYWHERE = re.compile(rf"({_FULL_NAME})")
 
 def read_a_share(text: str) -> dict[str, Finding]:
     """The identity fields the first pages state: doctype, year, symbol, company (each when found)."""
-    text = unicodedata.normalize("NFKC", text)
+    text = _close_gaps(unicodedata.normalize("NFKC", text))
     found: dict[str, Finding] = {}
     code = _CODE.search(text)
     if code:
@@ -70,6 +72,15 @@ def read_a_share(text: str) -> dict[str, Finding]:
     if year:
         found["year"] = year
     return found
+
+
+def _close_gaps(text: str) -> str:
+    """A letter-spaced title ("2 0 2 2 年 年 度 报 告", as text extraction gives a heading set with wide
+    tracking) read as words: spaces dropped beside a Chinese character and between single digits."""
+    text = re.sub(
+        r"(?<=[\u4e00-\u9fff])[ \t]+(?=[\u4e00-\u9fff\d(])|(?<=[\d)])[ \t]+(?=[\u4e00-\u9fff])", "", text
+    )
+    return re.sub(r"(?<![\d,.])\d(?: \d){3}(?![\d,.])", lambda m: m.group(0).replace(" ", ""), text)
 
 
 def _kind(text: str) -> tuple[str, re.Match] | None:

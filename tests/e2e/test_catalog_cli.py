@@ -32,7 +32,9 @@ def _rows(path) -> dict:
     return {json.loads(x)["id"]: json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()}
 
 
-def test_catalog_command_drafts_lists_the_unsettled_and_never_overwrites_without_force(pdfs, tmp_path, capsys):
+def test_catalog_command_drafts_lists_the_unsettled_and_never_overwrites_without_force(
+    pdfs, tmp_path, capsys
+):
     out = tmp_path / "catalog.jsonl"
     assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out)]) == 1  # two files unsettled
     printed = capsys.readouterr()
@@ -68,7 +70,9 @@ def _catalog_lm(messages, model):
     """A fake model that reads the year and kind of the review the way a person would."""
     asked = parse_prompt(messages).inputs
     assert "Annual Review" in asked["first_pages"]  # only the file the rules could not settle is asked
-    return format_reply({"symbol": "ACMW", "year": "2022", "doctype": "US Stock Annual Report", "company": ""})
+    return format_reply(
+        {"symbol": "ACMW", "year": "2022", "doctype": "US Stock Annual Report", "company": ""}
+    )
 
 
 def test_configured_lm_settles_only_what_the_rules_could_not(pdfs, tmp_path, monkeypatch, capsys):
@@ -88,7 +92,17 @@ def test_configured_lm_settles_only_what_the_rules_could_not(pdfs, tmp_path, mon
 
 def test_build_without_catalog_drafts_one_says_where_and_indexes_the_settled(pdfs, tmp_path, capsys):
     index = tmp_path / "index"
-    argv = ["--pdf-dir", str(pdfs), "--index", str(index), "--embedder", HASHING, "--workers", "1", "--no-progress"]
+    argv = [
+        "--pdf-dir",
+        str(pdfs),
+        "--index",
+        str(index),
+        "--embedder",
+        HASHING,
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     assert build(argv) == 1  # two files not indexed: named
     printed = capsys.readouterr().out
     draft = index / "catalog.draft.jsonl"

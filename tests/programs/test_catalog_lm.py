@@ -26,7 +26,16 @@ def _row(name: str = "review.pdf", **found) -> DraftRow:
 
 def test_lm_fills_only_what_the_rules_missed_and_the_row_is_marked_low():
     row = _row(symbol=Finding("ACMW", "text:exchange-tag", True))
-    lm = DummyLM([{"symbol": "XXXX", "year": "2022", "doctype": "us stock annual report", "company": "Acme Widgets, Inc."}])
+    lm = DummyLM(
+        [
+            {
+                "symbol": "XXXX",
+                "year": "2022",
+                "doctype": "us stock annual report",
+                "company": "Acme Widgets, Inc.",
+            }
+        ]
+    )
     with dspy.context(lm=lm):
         assert fill_unsettled([row]) == 1
     assert row.found["symbol"].value == "ACMW"  # a rule's finding is never replaced
@@ -39,7 +48,9 @@ def test_lm_fills_only_what_the_rules_missed_and_the_row_is_marked_low():
 
 def test_lm_answers_the_text_does_not_bear_out_are_dropped_with_a_note():
     row = _row()
-    lm = DummyLM([{"symbol": "ZZZQ", "year": "2019", "doctype": "Glossy Brochure", "company": "Made Up Corp"}])
+    lm = DummyLM(
+        [{"symbol": "ZZZQ", "year": "2019", "doctype": "Glossy Brochure", "company": "Made Up Corp"}]
+    )
     with dspy.context(lm=lm):
         assert fill_unsettled([row]) == 0
     assert set(row.found) == {"language"} and not row.settled

@@ -13,8 +13,8 @@ import pytest
 from retrievers.catalog import Catalog
 from retrievers.catalog_draft import draft_catalog, file_ids, unsettled_path, write_draft
 from retrievers.catalog_rules_en import ANNUAL, CURRENT, EARNINGS, QUARTERLY, read_us_filing
-from retrievers.catalog_rules_zh import DIVIDEND, ESG, HALF_YEAR, MEETING, read_a_share
 from retrievers.catalog_rules_zh import ANNUAL as A_ANNUAL
+from retrievers.catalog_rules_zh import DIVIDEND, ESG, HALF_YEAR, MEETING, read_a_share
 from tests.fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +27,12 @@ def _values(found: dict) -> dict:
 # ---- US rules ------------------------------------------------------------------------------------------
 def test_sec_cover_gives_form_fiscal_year_registrant_and_the_common_stock_symbol():
     found = read_us_filing(SEC_10K_COVER)
-    assert _values(found) == {"doctype": ANNUAL, "year": 2022, "symbol": "ACMW", "company": "Acme Widgets, Inc."}
+    assert _values(found) == {
+        "doctype": ANNUAL,
+        "year": 2022,
+        "symbol": "ACMW",
+        "company": "Acme Widgets, Inc.",
+    }
     assert all(f.sure for f in found.values())
 
 
@@ -65,8 +70,29 @@ def test_earnings_release_takes_the_exchange_tag_and_the_period_end_year_not_the
         "period (“fiscal year”) ended January 28, 2023 compared to the same periods ended January 29, 2022.\n"
     )
     found = read_us_filing(text)
-    assert _values(found) == {"doctype": EARNINGS, "year": 2023, "symbol": "BSHP", "company": "Beauty Shop, Inc."}
+    assert _values(found) == {
+        "doctype": EARNINGS,
+        "year": 2023,
+        "symbol": "BSHP",
+        "company": "Beauty Shop, Inc.",
+    }
     assert found["year"].rule == "release:period-ended"
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "Title of each class Trading Symbol(s) Name of each exchange\nCommon Stock ACMW The Nasdaq Stock Market LLC",
+        # a ruled table, as retrievers.pdf renders its cells
+        "Trading Symbol(s) | 4.25% Notes due 2030 | ACMW30\nTrading Symbol(s) | Common Stock | ACMW",
+        # the exchange name wrapped onto the next line
+        "Title of each class Trading Symbol(s) Name of each exchange on which registered\nCommon Stock ACMW\n"
+        "The Nasdaq Stock Market LLC",
+    ],
+)
+def test_trading_symbol_table_in_its_layouts(table):
+    text = f"FORM 10-K\nFor the fiscal year ended 12/31/2022\n{table}\nSecurities registered pursuant to Section 12(g)"
+    assert _values(read_us_filing(text)) == {"doctype": ANNUAL, "year": 2022, "symbol": "ACMW"}
 
 
 def test_a_text_that_is_no_filing_settles_nothing():
@@ -102,9 +128,17 @@ def test_a_share_title_gives_kind_and_the_year_it_covers(text, doctype, year):
     assert len(found["symbol"]) == 6 and found["symbol"].isdigit()
 
 
-def test_annual_meeting_without_its_date_is_the_fiscal_year_plus_one_and_not_sure():
-    found = read_a_share("证券代码:000803\n某某银行股份有限公司\n2020年年度股东大会决议公告")
-    assert found["year"].value == 2021 and not found["year"].sure
+def test_letter_spaced_title_reads_as_words_and_a_bond_code_is_no_symbol():
+    found = _values(read_a_share("某某银行股份有限公司\n2 0 2 2 年 年 度 报 告\n债券代码:123456"))
+    assert (found["doctype"], found["year"]) == (A_ANNUAL, 2022) and "symbol" not in found
+
+
+def test_meeting_year_is_its_date_and_without_a_date_the_fiscal_year_plus_one_marked_for_a_check():
+    title = "证券代码:000803\n某某银行股份有限公司\n2020年年度股东大会决议公告"
+    dated = read_a_share(title + "\n股东大会召开的时间:2021年6月22日")["year"]
+    assert (dated.value, dated.rule, dated.sure) == (2021, "text:meeting-date", True)
+    undated = read_a_share(title)["year"]
+    assert (undated.value, undated.sure) == (2021, False)
 
 
 # ---- files ---------------------------------------------------------------------------------------------
@@ -128,8 +162,12 @@ def test_a_folder_of_filings_drafts_a_catalog_that_loads_and_lists_what_it_canno
     us, zh = catalog.get("x1"), catalog.get("x2")
     assert (us.symbol, us.year, us.doctype, us.language) == ("ACMW", 2022, ANNUAL, "en")
     assert (zh.symbol, zh.year, zh.doctype, zh.language) == ("000803", 2021, A_ANNUAL, "zh")
-    written = {json.loads(line)["id"]: json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()}
-    assert written["x1"]["confidence"] == "high" and written["x1"]["source"]["symbol"] == "cover:trading-symbol"
+    written = {
+        json.loads(line)["id"]: json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()
+    }
+    assert (
+        written["x1"]["confidence"] == "high" and written["x1"]["source"]["symbol"] == "cover:trading-symbol"
+    )
     assert written["x2"]["company"] == "杭州璟丰商业银行股份有限公司"
     assert Path(out.parent / written["x1"]["path"]).resolve() == (pdfs / "x1.pdf").resolve()
 
@@ -173,12 +211,32 @@ def test_symbol_named_only_in_item_5_prose_is_found_and_marked_for_a_check(tmp_p
     assert row.settled and row.confidence == "medium"
 
 
+def test_fields_printed_only_after_the_first_pages_are_found_there_and_marked_for_a_check(tmp_path):
+    intro = "公司简介\n股票简称 璟丰商行 股票代码 000803"
+    write_filing(
+        tmp_path / "zh.pdf",
+        ["杭州璟丰商业银行股份有限公司\n2021年年度报告", "重要提示", "目录", "释义", intro],
+    )
+    letter = "Dear shareholders,\nIt was a good year for widgets."
+    write_filing(
+        tmp_path / "en.pdf", ["", "", "", letter, SEC_10K_COVER]
+    )  # blank pages, a letter, then the 10-K
+    rows = {r.id: r for r in draft_catalog(tmp_path)}
+    assert rows["zh"].found["symbol"] == ("000803", "cover:security-code@later-pages", False)
+    assert rows["zh"].confidence == "medium"
+    en = {k: f.value for k, f in rows["en"].found.items()}
+    assert (en["symbol"], en["year"], en["doctype"]) == ("ACMW", 2022, ANNUAL)
+    assert rows["en"].confidence == "medium" and rows["en"].found["language"].value == "en"
+
+
 # ---- corpora -------------------------------------------------------------------------------------------
 def test_synthetic_corpus_drafts_exactly_its_own_catalog(tmp_path):
     from data.synth.corpus import generate
 
     generate(tmp_path, companies=3, years=[2021, 2022], pages=3)
-    truth = [json.loads(line) for line in (tmp_path / "catalog.jsonl").read_text(encoding="utf-8").splitlines()]
+    truth = [
+        json.loads(line) for line in (tmp_path / "catalog.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     drafted = {r.id: r for r in draft_catalog(tmp_path / "pdf")}
     assert len(drafted) == len(truth) and all(r.settled for r in drafted.values())
     for want in truth:
