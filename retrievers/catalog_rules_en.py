@@ -69,7 +69,7 @@ _NAMED_QUARTER = re.compile(
     re.I,
 )
 
-_TICKER = r"[A-Z]{1,5}(?:[.-][A-Z]{1,2})?"
+_TICKER = r"(?-i:[A-Z]{1,5}(?:[.-][A-Z]{1,2})?)"  # capitals even inside a case-blind pattern
 _EXCHANGE = (
     r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE|Nasdaq|NASDAQ|Cboe|CBOE|Chicago\s+Stock\s+Exchange)\b"
 )

@@ -95,6 +95,10 @@ def test_trading_symbol_table_in_its_layouts(table):
     assert _values(read_us_filing(text)) == {"doctype": ANNUAL, "year": 2022, "symbol": "ACMW"}
 
 
+def test_a_symbol_is_capitals_even_where_the_label_is_matched_case_blind():
+    assert "symbol" not in read_us_filing("FORM 10-K\nTrading symbol: none\n")
+
+
 def test_a_text_that_is_no_filing_settles_nothing():
     assert read_us_filing("Minutes of the garden club.\nWe planted tulips in spring 2022.") == {}
 
