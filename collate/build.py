@@ -1,5 +1,7 @@
 """`collate build` / `python -m retrievers.build`: parse, chunk, embed and index a catalog's PDFs.
 
+    python -m retrievers.build [--catalog CATALOG] --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
+
 Exit codes (collate.errors.Exit): 0 every document indexed; 1 some failed (named); 2 bad input;
 75 another build holds the index; 130 interrupted (what was saved is kept; rerun to finish).
 """
@@ -32,7 +34,11 @@ from retrievers.indexing.lexical import JIEBA, NGRAM
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m retrievers.build", description=__doc__.splitlines()[0])
-    p.add_argument("--catalog", required=True, help="dataset.json (MuDABench), catalog .csv or .jsonl")
+    p.add_argument(
+        "--catalog",
+        help="dataset.json (MuDABench), catalog .csv or .jsonl; without it a catalog is drafted from the PDFs "
+        "into the index folder (retrievers.catalog_draft.for_build)",
+    )
     p.add_argument("--pdf-dir", required=True, help="folder holding <id>.pdf files")
     p.add_argument("--index", required=True, help="index folder to create or update")
     p.add_argument(
@@ -86,6 +92,19 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return Exit.BAD_INPUT
+    unsettled = 0
+    if (
+        args.catalog is None
+    ):  # draft one from the PDFs (retrievers.catalog_draft.for_build says how and where)
+        from retrievers.catalog_draft.for_build import DraftProblem, build_note, draft_for_build
+
+        try:
+            drafted, rows = draft_for_build(args.pdf_dir, args.index)
+        except (DraftProblem, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return Exit.BAD_INPUT
+        print(build_note(args.pdf_dir, drafted, rows))
+        args.catalog, unsettled = str(drafted), sum(1 for r in rows if not r.settled)
     try:
         catalog = Catalog.load(args.catalog)
     except CatalogError as exc:
@@ -150,7 +169,7 @@ def _main(argv: list[str] | None) -> int:
                 f"NOTE {r.doc_id}: {r.scanned_pages} of {r.pages} pages have no text layer{numbers} and cannot "
                 f"be searched. Fix: {OCR_FIX}"
             )
-    return _exit_code(report, args.pdf_dir)
+    return max(_exit_code(report, args.pdf_dir), Exit.FAILED if unsettled else 0)  # unsettled: not indexed
 
 
 def _exit_code(report: BuildReport, pdf_dir: str) -> int:

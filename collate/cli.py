@@ -12,6 +12,7 @@ import sys
 # command -> (module whose main() it runs, what it does)
 COMMANDS = {
     "synth": ("collate.synth", "generate synthetic filings with ground truth"),
+    "catalog": ("collate.catalog", "draft a catalog from a folder of PDFs"),
     "build": ("collate.build", "parse, chunk, embed and index a catalog's PDFs"),
     "search": ("collate.search", "what the extractor would read from one document"),
     "ask": ("collate.ask", "answer one question over an index"),

@@ -107,6 +107,23 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
     return doc
 
 
+def parse_first_pages(path: str | Path, count: int) -> list[Page]:
+    """The first `count` pages, parsed like parse_pdf's but with running lines kept: a cover's title
+    ("璟丰商行 2021年年度报告 证券代码：000803") is often also the running header, and a reader of a
+    document's identity (retrievers.catalog_draft.draft) needs it. Raises ParseError when the file cannot be opened."""
+    path = Path(path)
+    if not path.is_file():
+        raise ParseError("missing", f"no file at {path}", "put the PDF there or give its path in the catalog")
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        raise _load_error(path, exc) from exc
+    try:
+        return [_parse_page(pdf, i) for i in range(min(count, len(pdf)))]
+    finally:
+        pdf.close()
+
+
 def _running_key(line: str) -> str:
     """Digits as "#", a page number before or after words dropped: "38 Verizon 2022 Annual Report" on even
     pages and "Verizon 2022 Annual Report 39" on odd ones are one running line (each is on half the pages)."""

@@ -1,0 +1,107 @@
+"""Draft a catalog from a folder of PDFs: id, symbol, year, doctype, language, company, by rules.
+
+    collate catalog --pdf-dir DIR --out catalog.jsonl [--force] [--no-lm] [--lm MODEL ...]
+
+Each file's first pages are read by rules (retrievers.catalog_draft.draft): the SEC cover (form, "for the
+fiscal year ended", registrant, trading symbol), an earnings release (exchange tag, period), an
+A-share title (证券代码, 证券简称, 年度报告 / 半年度报告 / ESG / 社会责任报告 / 公告 and the year).
+When an LM is configured (COLLATE_LM or --lm) it is asked only about the files the rules could not
+settle, and its answers are kept only where the text bears them out (programs.catalog_lm).
+The catalog loads with `python -m retrievers.build --catalog`; files still unsettled are listed in
+<out>.unsettled.txt with what is missing and the row to complete. Exit codes: 0 every file settled;
+1 some unsettled (listed); 2 bad input (no folder, no PDFs, --out exists without --force).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from collate.inputs import add_lm_arguments, lm_overrides, parse_cli
+from retrievers.catalog import Catalog, CatalogError
+from retrievers.catalog_draft.draft import (
+    draft_catalog,
+    pdf_files,
+    summary,
+    unsettled_path,
+    why_unsettled,
+    write_draft,
+)
+
+EXIT_UNSETTLED, EXIT_BAD_INPUT = 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="collate catalog", description=__doc__.splitlines()[0])
+    p.add_argument("--pdf-dir", required=True, help="folder holding the PDFs (any names)")
+    p.add_argument("--out", required=True, help="catalog to write (.jsonl)")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--no-lm", action="store_true", help="rules only, even when an LM is configured")
+    add_lm_arguments(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_cli(_parser(), argv)
+    if isinstance(args, int):
+        return args
+    pdf_dir, out = Path(args.pdf_dir), Path(args.out)
+    problem = _input_problem(pdf_dir, out, args.force)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    rows = draft_catalog(pdf_dir)
+    if not args.no_lm and any(not r.settled and not r.problem for r in rows):
+        try:
+            _ask_lm(rows, args)
+        except ValueError as exc:  # a COLLATE_* setting out of range: its message names the fix
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    listing = write_draft(rows, out)
+    if any(r.settled for r in rows):
+        try:
+            Catalog.load(out)  # what retrievers.building.build will do with it
+        except CatalogError as exc:
+            print(f"error: the drafted catalog does not load ({exc}); please report this", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    print(f"{summary(rows)} -> {out}")
+    if listing:
+        for r in rows:
+            if not r.settled:
+                print(f"UNSETTLED {r.file.name}: {why_unsettled(r)}")
+        print(f"the rows to complete are in {listing}: fill in the ? fields and add them to {out.name}")
+    return EXIT_UNSETTLED if listing else 0
+
+
+def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
+    if not pdf_dir.is_dir():
+        return f"--pdf-dir {pdf_dir} is not a folder: give the folder holding the PDFs"
+    if not pdf_files(pdf_dir):
+        return f"no .pdf files in {pdf_dir}: give the folder holding the PDFs"
+    if out.suffix.lower() != ".jsonl":
+        return (
+            f"--out {out} must end in .jsonl (one row per line, the format retrievers.building.build reads)"
+        )
+    if out.exists() and not force:
+        return f"{out} exists: pass --force to overwrite it (and {unsettled_path(out).name}), or choose another --out"
+    return None
+
+
+def _ask_lm(rows, args) -> None:
+    from programs.runtime.settings import Settings, configure
+
+    settings = Settings.from_env(lm_overrides(args), require_lm=False)
+    unsettled = sum(1 for r in rows if not r.settled and not r.problem)
+    if not settings.lm:
+        print(
+            f"{unsettled} file(s) the rules could not settle: set COLLATE_LM (or --lm) to let an LM "
+            "read them, or complete their rows by hand",
+            file=sys.stderr,
+        )
+        return
+    from programs.catalog_lm import fill_unsettled
+
+    configure(settings)
+    settled = fill_unsettled(rows)
+    print(f"the LM settled {settled} of {unsettled} file(s) the rules could not", file=sys.stderr)

@@ -1,0 +1,122 @@
+"""`collate catalog` and `retrievers.building.build` without --catalog, end to end on small filing-shaped PDFs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collate.build import main as build
+from collate.cli import main as collate
+from retrievers.catalog import Catalog
+from retrievers.embedding.embedders import HASHING
+from tests.fakes.chat_format import format_reply, parse_prompt
+from tests.fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
+from tests.fakes.server import FakeLMServer
+
+REVIEW = "Acme Widgets Annual Review\nA letter to our shareholders on the year 2022.\nAcme Widgets, Inc. (NYSE: ACMW)"
+
+
+@pytest.fixture
+def pdfs(tmp_path):
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    write_filing(folder / "a1f3.pdf", [SEC_10K_COVER, "PART I\nItem 1. Business\nWe make widgets."])
+    write_filing(folder / "9c0e.pdf", [A_SHARE_ANNUAL_COVER, "第一节 重要提示\n本行经营稳健。"])
+    write_filing(folder / "review.pdf", [REVIEW])
+    (folder / "empty.pdf").write_bytes(b"")
+    return folder
+
+
+def _rows(path) -> dict:
+    return {json.loads(x)["id"]: json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()}
+
+
+def test_catalog_command_drafts_lists_the_unsettled_and_never_overwrites_without_force(
+    pdfs, tmp_path, capsys
+):
+    out = tmp_path / "catalog.jsonl"
+    assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out)]) == 1  # two files unsettled
+    printed = capsys.readouterr()
+    assert "2 of 4 files settled" in printed.out and str(out) in printed.out
+    assert "UNSETTLED empty.pdf: empty: the file has 0 bytes" in printed.out
+    assert "UNSETTLED review.pdf: no year, no doctype found" in printed.out
+    assert "set COLLATE_LM" in printed.err  # no LM configured: says how to let one try
+    assert sorted(d.id for d in Catalog.load(out).documents()) == ["9c0e", "a1f3"]
+    assert "review.pdf" in (tmp_path / "catalog.jsonl.unsettled.txt").read_text(encoding="utf-8")
+
+    before = out.read_bytes()
+    assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out)]) == 2
+    assert "exists: pass --force" in capsys.readouterr().err and out.read_bytes() == before
+    assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--force"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--pdf-dir", "{tmp}/nowhere", "--out", "{tmp}/c.jsonl"], "is not a folder"),
+        (["--pdf-dir", "{tmp}", "--out", "{tmp}/c.jsonl"], "no .pdf files"),
+        (["--pdf-dir", "{pdfs}", "--out", "{tmp}/c.csv"], "must end in .jsonl"),
+    ],
+)
+def test_catalog_command_bad_input_exits_2_naming_the_fix(pdfs, tmp_path, capsys, args, says):
+    (tmp_path / "empty_dir").mkdir()
+    argv = [a.format(tmp=tmp_path / "empty_dir", pdfs=pdfs) for a in args]
+    assert collate(["catalog", *argv]) == 2
+    assert says in capsys.readouterr().err
+
+
+def _catalog_lm(messages, model):
+    """A fake model that reads the year and kind of the review the way a person would."""
+    asked = parse_prompt(messages).inputs
+    assert "Annual Review" in asked["first_pages"]  # only the file the rules could not settle is asked
+    return format_reply(
+        {"symbol": "ACMW", "year": "2022", "doctype": "US Stock Annual Report", "company": ""}
+    )
+
+
+def test_configured_lm_settles_only_what_the_rules_could_not(pdfs, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "catalog.jsonl"
+    with FakeLMServer(_catalog_lm) as server:
+        for name, value in {**server.env(), "COLLATE_CACHE": "false"}.items():
+            monkeypatch.setenv(name, value)
+        code = collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out)])
+        assert server.calls == 1  # review.pdf; empty.pdf cannot be read, the others are settled by rules
+    assert code == 1  # empty.pdf stays unsettled
+    assert "the LM settled 1 of 1" in capsys.readouterr().err
+    rows = _rows(out)
+    assert (rows["review"]["year"], rows["review"]["confidence"]) == (2022, "low")
+    assert rows["review"]["source"]["year"] == "lm:checked-against-text"
+    assert rows["a1f3"]["confidence"] == "high"
+
+
+def test_build_without_catalog_drafts_one_says_where_and_indexes_the_settled(pdfs, tmp_path, capsys):
+    index = tmp_path / "index"
+    argv = [
+        "--pdf-dir",
+        str(pdfs),
+        "--index",
+        str(index),
+        "--embedder",
+        HASHING,
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
+    assert build(argv) == 1  # two files not indexed: named
+    printed = capsys.readouterr().out
+    draft = index / "catalog.draft.jsonl"
+    assert f"drafted one from {pdfs}" in printed and str(draft) in printed
+    assert "NOT INDEXED empty.pdf" in printed and "NOT INDEXED review.pdf: no year, no doctype" in printed
+    assert "2 built" in printed
+    assert sorted(d.id for d in Catalog.open(index).documents()) == ["9c0e", "a1f3"]
+
+    assert build(argv) == 1 and "2 unchanged" in capsys.readouterr().out  # its own draft: redrafted freely
+
+    edited = draft.read_text(encoding="utf-8").replace("ACMW", "ACME")
+    draft.write_text(edited, encoding="utf-8")
+    assert build(argv) == 2
+    assert f"pass it with --catalog {draft}" in capsys.readouterr().err
+    assert draft.read_text(encoding="utf-8") == edited  # a person's edits are never overwritten
+    assert build([*argv, "--catalog", str(draft)]) == 0
+    assert Catalog.open(index).get("a1f3").symbol == "ACME"
