@@ -247,13 +247,16 @@ if os.fork() == 0:          # a classic daemon: double fork, new session
         os.execvp('sh', ['sh', '-c', 'sleep 600; : {marker}-daemon'])
     os._exit(0)
 def alive():
-    found = []
+    # distinct command lines, not processes: a shell forking its `sleep` briefly shows its own command
+    # line twice (before the exec), which counted 3 under load
+    found = set()
     for p in os.listdir('/proc'):
         try:
-            if p.isdigit() and b'{marker}' in open(f'/proc/{{p}}/cmdline', 'rb').read():
-                found.append(p)
+            line = open(f'/proc/{{p}}/cmdline', 'rb').read() if p.isdigit() else b''
         except OSError:
-            pass  # a process that ended between the listing and the read
+            continue  # a process that ended between the listing and the read
+        if b'{marker}' in line:
+            found.add(line)
     return found
 deadline = time.monotonic() + 60  # both started (exec'd) however loaded the machine; only a hang guard
 while len(alive()) < 2 and time.monotonic() < deadline:
