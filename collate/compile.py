@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from collate.outputs import writable_file
 from evaluate import tracking
 from optimize.compiler import (
     CompileJob,
@@ -69,6 +70,16 @@ def main(argv=None) -> int:
             raise BadInput(f"--limit must be at least 1 (got {args.limit})")
         if not 0 <= args.final_weight <= 1:
             raise BadInput(f"--final-weight must be between 0 and 1 (got {args.final_weight})")
+        if args.threads < 1:
+            raise BadInput(f"--threads must be at least 1 (got {args.threads})")
+        if args.max_demos < 0:
+            raise BadInput(f"--max-demos must be 0 or more (got {args.max_demos})")
+        if args.threshold is not None and not 0 <= args.threshold <= 1:
+            raise BadInput(
+                f"--threshold must be between 0 and 1, the metric's range (got {args.threshold}): "
+                "above 1 no trace can become a demo"
+            )
+        writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
         settings = Settings.from_env(lm_overrides(args))
         items = load_dataset(args.dataset)
         store = open_store(args.index)
@@ -82,7 +93,7 @@ def main(argv=None) -> int:
         stage=args.stage,
         seed=args.seed,
         max_calls=args.max_calls,
-        threads=max(1, args.threads),
+        threads=args.threads,
         max_demos=args.max_demos,
         threshold=args.threshold,
         final_weight=args.final_weight,
@@ -103,6 +114,7 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     meta = result.meta
+    out = Path(meta.get("saved_to") or out)
     print(
         f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
         f"{meta['train_examples']} train / {meta['val_examples']} dev examples)"

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from collate.outputs import writable_folder
 from evaluate import tracking
 from evaluate.evaluation import (
     FLAT_VARIANTS,
@@ -63,6 +64,7 @@ def main(argv=None) -> int:
     try:
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
+        writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
         if (
             not settings.fact_store

@@ -177,8 +177,7 @@ def run_compile(
                     dev_score = evaluate_on(compiled, valset, metric, job.threads)
         whole = merge_into_analyst(program, compiled, job.stage)
         changes = program_diff.diff(start_state, whole)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        whole.save(str(out))
+        out = save_or_keep(whole, out)
         meta = {
             "format_version": FORMAT_VERSION,
             "optimizer": job.optimizer,
@@ -200,6 +199,7 @@ def run_compile(
             "dspy_version": dspy.__version__,
             "predictors": [name for name, _ in whole.named_predictors()],
             "mlflow_run_id": run.run_id,
+            "saved_to": str(out),  # the --out asked for, or where the program went when that failed
         }
         sidecar = sidecar_path(out)
         sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -269,6 +269,34 @@ def merge_into_analyst(program, compiled, stage: str):
         program.extractor.extract.load_state(compiled.extractor.extract.dump_state())
         return program
     return compiled
+
+
+def save_or_keep(program, out: Path) -> Path:
+    """Save the compiled program to `out`; if that fails now (the disk filled, the folder went away),
+    save it in the working folder or the temp folder instead and say where: never lose a paid compile."""
+    import tempfile
+
+    fallbacks = [
+        Path.cwd() / f"{out.stem}-{int(time.time())}{out.suffix}",
+        Path(tempfile.gettempdir()) / out.name,
+    ]
+    problems = []
+    for target in [out, *fallbacks]:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            program.save(str(target))
+        except Exception as exc:  # DSPy wraps an OSError in a misleading "non json-serializable" error
+            problems.append(f"{target}: {exc.__cause__ or exc}")
+            continue
+        if target != out:
+            logger.warning(
+                "could not save to %s (%s); saved the compiled program to %s instead",
+                out,
+                problems[0],
+                target,
+            )
+        return target
+    raise OSError("could not save the compiled program anywhere: " + "; ".join(problems))
 
 
 def sidecar_path(out: Path) -> Path:

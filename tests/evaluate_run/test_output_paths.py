@@ -1,0 +1,82 @@
+"""Output paths and numeric flags are checked before anything is spent (issue 22 items 2, 8, 9).
+
+Each case gives a dataset and index that do not exist: a check that ran after loading them (let alone
+after the optimization) would report those instead, so the message proves the order."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import collate.compile as compile_cli
+import collate.run as run_cli
+from optimize.compiler import save_or_keep
+
+COMMON = ["--dataset", "/nonexistent/ds.json", "--index", "/nonexistent/index"]
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs here: {done.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=False)
+
+
+def _compile(out, capsys, *extra):
+    code = compile_cli.main([*COMMON, "--optimizer", "bootstrap", "--out", str(out), *extra])
+    return code, capsys.readouterr().err
+
+
+def test_compile_out_in_a_read_only_folder_is_refused_first(read_only, capsys):
+    code, err = _compile(read_only / "compiled.json", capsys)
+    assert code == 2 and "--out" in err and "cannot write in" in err and "ds.json" not in err
+
+
+def test_compile_out_under_a_file_or_naming_a_folder_is_refused_first(tmp_path, capsys):
+    (tmp_path / "plain").write_text("x")
+    code, err = _compile(tmp_path / "plain" / "compiled.json", capsys)
+    assert code == 2 and "is a file, not a folder" in err
+    code, err = _compile(tmp_path, capsys)
+    assert code == 2 and "is a folder: give a file name" in err
+
+
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--max-demos", "-1"], "--max-demos must be 0 or more"),
+        (["--threshold", "7"], "--threshold must be between 0 and 1"),
+        (["--threads", "0"], "--threads must be at least 1"),
+    ],
+)
+def test_compile_flags_that_would_compile_nothing_are_refused(tmp_path, capsys, flags, words):
+    code, err = _compile(tmp_path / "compiled.json", capsys, *flags)
+    assert code == 2 and words in err
+
+
+def test_run_out_read_only_or_a_file_is_refused_first(read_only, tmp_path, capsys):
+    assert run_cli.main([*COMMON, "--out", str(read_only / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "cannot write in" in err and "Traceback" not in err
+    (tmp_path / "afile").write_text("x")
+    assert run_cli.main([*COMMON, "--out", str(tmp_path / "afile")]) == 2
+    assert "is a file: give a folder" in capsys.readouterr().err
+
+
+class _Program:
+    def save(self, path):
+        Path(path).write_text("{}")
+
+
+def test_a_save_that_fails_at_the_end_keeps_the_program_elsewhere(read_only, tmp_path, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    saved = save_or_keep(_Program(), read_only / "compiled.json")
+    assert saved.parent == tmp_path and saved.read_text() == "{}"
+    assert any("saved the compiled program to" in r.getMessage() for r in caplog.records)
