@@ -103,6 +103,7 @@ class FactStore:
     def __init__(self, path: str | Path | None = None):
         self.path = str(path) if path else ":memory:"
         self._lock = threading.Lock()
+        self.write_failures = 0  # saves that failed (disk full): the run went on with those facts in memory
         try:
             if path:
                 if Path(path).is_dir():
@@ -215,11 +216,24 @@ class FactStore:
             )
             for f in facts
         ]
-        with self._lock:
-            self._conn.executemany(
-                f"INSERT OR REPLACE INTO facts ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
-                rows,
+        try:
+            with self._lock:
+                self._conn.executemany(
+                    f"INSERT OR REPLACE INTO facts ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                    rows,
+                )
+        except (sqlite3.Error, OSError) as exc:
+            # The store is a cache: a full disk must not throw away facts already paid for. The caller keeps
+            # them in memory for this run; only their reuse by a later run is lost.
+            self.write_failures += 1
+            logger.warning(
+                "fact store %s: could not save %d fact(s) (%s); this run goes on with them in memory, "
+                "a later run will extract them again. Free disk space to keep them.",
+                self.path,
+                len(rows),
+                exc,
             )
+            return
         logger.debug("stored %d facts in %s", len(rows), self.path)
 
     def __len__(self) -> int:

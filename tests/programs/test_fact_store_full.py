@@ -1,0 +1,48 @@
+"""A fact store that cannot be written (disk full) is a cache miss, not a lost extraction (issue 22 item 3)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from programs.runtime.facts import FactStore
+from signatures.types import Fact
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=False)
+
+
+def _facts(n: int, doc: str = "d1") -> list[Fact]:
+    return [
+        Fact(doc_id=doc, field=f"f{i}", description="x" * 2000, value=str(i), quote="q" * 2000, page=1)
+        for i in range(n)
+    ]
+
+
+def test_a_full_disk_warns_and_the_run_goes_on(small_disk, caplog):
+    store = FactStore(small_disk / "facts.sqlite")
+    filler = small_disk / "filler"
+    try:  # fill the disk, as another job would
+        with filler.open("wb", buffering=0) as fh:
+            while True:
+                fh.write(b"\0" * 4096)
+    except OSError:
+        pass
+    store.put_many(_facts(50))  # raised sqlite3.OperationalError ("database or disk is full") before
+    assert store.write_failures == 1
+    assert any("could not save 50 fact(s)" in r.getMessage() for r in caplog.records)
+    filler.unlink()
+    store.put_many(_facts(1, "d2"))  # space again: the store works as before
+    assert store.get("d2", "f0", "x" * 2000) is not None
+    store.close()
