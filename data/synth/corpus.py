@@ -9,9 +9,10 @@ from pathlib import Path
 
 from .companies import make_companies
 from .fields import A_SHARE_DOCTYPES, DOCTYPES, US, description, language
+from .page import DocSpec
 from .qkit import Doc
 from .questions import build_questions
-from .render import DocSpec, page_budget, render
+from .render import page_budget, render
 from .seeding import doc_uuid, rng_for
 from .style import Style, draw_style
 from .values import a_share_history, gold, us_history

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 
 from . import fmt
-from .render import Page
+from .page import Page
 from .writer import mark
 
 PER_SHARE = "value_pre_tax_dividend_per_share_cny"

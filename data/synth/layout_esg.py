@@ -11,7 +11,7 @@ print the KPI table two indicators to a line, current year only (data/synth/styl
 from __future__ import annotations
 
 from . import fmt
-from .render import Page
+from .page import Page
 from .writer import mark
 
 TOPIC_TITLES = {

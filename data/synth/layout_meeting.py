@@ -11,7 +11,7 @@ same kind in one notice, of which only the total is asked.
 from __future__ import annotations
 
 from . import fmt
-from .render import Page
+from .page import Page
 from .writer import mark
 
 EVENTS = "value_shareholder_meeting_events"
