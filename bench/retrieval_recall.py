@@ -11,7 +11,8 @@ Builds or updates DIR (default CORPUS/index-dense-all) first, with `--dense all`
 dense side can be measured on every document. Prints one row per language: dense-only, BM25-only and
 hybrid, BM25 and hybrid with both Chinese tokenizers (character 1+2-grams, the default, and jieba words),
 and "shipped": what a default build (`--dense auto`: MiniLM on English documents only) returns. Then the
-shipped recall per doctype (target DOCTYPE_TARGET each, issue 23) and per field. `--dense auto` builds
+shipped recall per doctype (target DOCTYPE_TARGET each, issue 23), per field and per way of printing
+(CORPUS/styles.jsonl). `--dense auto` builds
 what a default build does (CORPUS/index-dense-auto, ~3x faster): the columns that need vectors are then
 measured on English documents only ("-" for Chinese), the shipped and BM25 columns are the same.
 A corpus made with `--styles heldout` (data/synth/style.py) prints its fields in ways the default
@@ -52,7 +53,39 @@ def _top(scores, k: int) -> list[int]:
     return [int(i) for i in np.argsort(-scores, kind="stable")[:k]]
 
 
-def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
+# The style knob that decides how a field is printed (data/synth/style.py): recall is split by its value.
+WAY_OF = {
+    "value_record_date": "record_date",
+    "value_record_date_mmdd": "record_date",
+    "value_ex_dividend_date": "record_date",
+    "value_attending_shareholders_and_proxies_count": "attendance",
+    "value_attending_shares_count": "attendance",
+    "value_attendance_share_ratio_pct": "attendance",
+    "value_uses_gri_standard": "gri",
+}
+
+
+def _layouts(corpus: Path) -> dict[str, dict]:
+    """doc_id -> the document's drawn style (styles.jsonl; {} for a corpus made before it existed)."""
+    path = corpus / "styles.jsonl"
+    if not path.is_file():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return {r["doc_id"]: r for r in rows}
+
+
+def _way(row: dict, layouts: dict[str, dict]) -> str | None:
+    """ "sse_table", "gssb_prose+multi_choice", ...: how this row's value was printed, when known."""
+    layout, knob = layouts.get(row["doc_id"]), WAY_OF.get(row["field"])
+    if not layout or not knob:
+        return None
+    way = layout[knob]
+    if knob == "gri" and layout["checkboxes"]:
+        way += "+" + layout["box_form"]
+    return way
+
+
+def evaluate(store: IndexStore, rows: list[dict], k: int, layouts: dict | None = None) -> tuple[dict, list]:
     """hits[(language, mode)] = [hit, ...]; misses = (row, top texts) of the shipped ranking.
 
     dense / bm25 / hybrid go through DocumentIndex.ranked (the code the store runs); the other
@@ -86,6 +119,9 @@ def evaluate(store: IndexStore, rows: list[dict], k: int) -> tuple[dict, list]:
             if mode == "shipped":
                 hits[("doctype", doctypes[row["doc_id"]])].append(hit)
                 hits[("field", f"{doctypes[row['doc_id']]}\t{row['field']}")].append(hit)
+                way = _way(row, layouts or {})
+                if way:
+                    hits[("way", f"{row['field']}\t{way}")].append(hit)
                 if not hit:
                     misses.append((row, [idx.chunks[i].text for i in top]))
     return hits, misses
@@ -98,7 +134,7 @@ def _rate(h: list[bool]) -> str:
 def report(hits: dict, k: int) -> None:
     """Per language (every mode), then the shipped ranking per doctype and per field."""
     modes = ["dense", f"bm25-{NGRAM}", f"bm25-{JIEBA}", f"hybrid-{NGRAM}", f"hybrid-{JIEBA}", "shipped"]
-    languages = sorted({first for first, _ in hits} - {"doctype", "field"})
+    languages = sorted({first for first, _ in hits} - {"doctype", "field", "way"})
     print(f"{'language':<9}{'n':>6}  " + "".join(f"{m:>15}" for m in modes))
     for language in languages:
         n = len(hits[(language, "shipped")])
@@ -126,6 +162,13 @@ def report(hits: dict, k: int) -> None:
         doctype, field = key.split("\t")
         h = hits[("field", key)]
         print(f"  {doctype:<24}{field:<50}{len(h):>5}  {_rate(h)}")
+    ways = sorted(key for kind, key in hits if kind == "way")
+    if ways:
+        print(f"\nshipped recall@{k} per way of printing (styles.jsonl)")
+    for key in ways:
+        field, way = key.split("\t")
+        h = hits[("way", key)]
+        print(f"  {field:<50}{way:<30}{len(h):>5}  {_rate(h)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,14 +207,17 @@ def main(argv: list[str] | None = None) -> int:
     store = IndexStore.open(index)
     rows = [r for r in _truth(corpus) if r["doc_id"] not in store.failures()]
     start = time.perf_counter()
-    hits, misses = evaluate(store, rows, args.k)
+    layouts = _layouts(corpus)
+    hits, misses = evaluate(store, rows, args.k, layouts)
     seconds = time.perf_counter() - start
     print(f"evidence recall@{args.k} on {len(rows)} (document, field) rows of {corpus} ({seconds:.1f} s)")
     report(hits, args.k)
     misses = [m for m in misses if not args.miss_field or m[0]["field"] == args.miss_field]
     for row, texts in misses[: args.show_misses]:
+        way = _way(row, layouts) or "-"
         print(
-            f"\nMISS {row['doc_id']} {row['field']} q={row['description']!r} want={row['strings']} page={row['page']}"
+            f"\nMISS {row['doc_id']} {row['field']} ({way}) q={row['description']!r} want={row['strings']} "
+            f"page={row['page']}"
         )
         for t in texts:
             print("   | " + " ".join(t.split())[:160])
