@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 from .companies import make_companies
 from .fields import A_SHARE_DOCTYPES, DOCTYPES, US, description, language
+from .page import DocSpec
 from .qkit import Doc
 from .questions import build_questions
-from .render import DocSpec, page_budget, render
+from .render import page_budget, render
 from .seeding import doc_uuid, rng_for
 from .style import Style, draw_style
 from .values import a_share_history, gold, us_history
@@ -33,6 +35,11 @@ def _dump_jsonl(path: Path, rows: list[dict]) -> None:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
+def drawn_style(seed: int, doc_id: str, doctype: str, family: str = "dev") -> Style:
+    """A document's typesetting habits, from its own stream: the same document gets the same ones."""
+    return draw_style(rng_for(seed, "style", doc_id), english=doctype == US, family=family)
+
+
 def write_document(
     pdf_dir: Path,
     firm,
@@ -42,14 +49,16 @@ def write_document(
     seed: int,
     pages: int | None = None,
     style: Style | None = None,
+    styles: str = "dev",
 ) -> tuple[dict, list[dict], Doc]:
     """One PDF into `pdf_dir`; returns its catalog entry, its truth rows and its question-side record.
 
-    `style` overrides the document's drawn typesetting habits (tests force one difficulty at a time).
+    `style` overrides the document's drawn typesetting habits (tests force one difficulty at a time);
+    otherwise they are drawn from the `styles` family (style.FAMILIES).
     """
     doc_id = doc_uuid(seed, firm.symbol, year, doctype)
     budget = page_budget(doctype, pages, rng_for(seed, "pages", doc_id))
-    style = style or draw_style(rng_for(seed, "style", doc_id), english=doctype == US)
+    style = style or drawn_style(seed, doc_id, doctype, styles)
     spec = DocSpec(
         doc_id,
         firm,
@@ -97,8 +106,13 @@ def generate(
     seed: int = 0,
     pages: int | None = None,
     progress=None,
+    styles: str = "dev",
 ) -> dict:
-    """Write DIR/pdf/*.pdf, DIR/dataset.json, DIR/catalog.jsonl, DIR/truth.jsonl; return a summary."""
+    """Write DIR/pdf/*.pdf, DIR/dataset.json, DIR/catalog.jsonl, DIR/truth.jsonl, DIR/styles.jsonl; return a summary.
+
+    `styles` is the family the documents' layouts are drawn from: "dev" (the default corpus) or
+    "heldout" (ways of printing the asked fields that dev never uses; style.py).
+    """
     years = sorted(set(years or DEFAULT_YEARS))
     out = Path(out)
     (out / "pdf").mkdir(parents=True, exist_ok=True)
@@ -111,9 +125,11 @@ def generate(
             for year in years:
                 jobs.append((firm, doctype, year, history))
     jobs.sort(key=lambda j: (DOCTYPES.index(j[1]), j[2], j[0].symbol))
-    catalog, truth, docs = [], [], []
+    catalog, truth, docs, layouts = [], [], [], []
     for firm, doctype, year, history in jobs:
-        entry, rows, doc = write_document(out / "pdf", firm, doctype, year, history, seed, pages)
+        style = drawn_style(seed, doc_uuid(seed, firm.symbol, year, doctype), doctype, styles)
+        entry, rows, doc = write_document(out / "pdf", firm, doctype, year, history, seed, pages, style)
+        layouts.append({"doc_id": entry["id"], "family": styles, **asdict(style)})
         catalog.append(entry)
         truth += rows
         docs.append(doc)
@@ -122,6 +138,8 @@ def generate(
     questions = build_questions(docs, years)
     _dump_jsonl(out / "catalog.jsonl", catalog)
     _dump_jsonl(out / "truth.jsonl", truth)
+    # which way printed what, so recall can be split per way (bench/retrieval_recall.py)
+    _dump_jsonl(out / "styles.jsonl", layouts)
     (out / "dataset.json").write_text(
         json.dumps(questions, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )
@@ -133,6 +151,7 @@ def generate(
         "companies": len(firms),
         "years": years,
         "seed": seed,
+        "styles": styles,
     }
     log.debug("synthetic corpus in %s: %s", out, summary)
     return summary

@@ -40,6 +40,21 @@ def date_slash(day: dt.date) -> str:
     return f"{day.year}/{day.month}/{day.day}"
 
 
+def date_cn_padded(day: dt.date) -> str:
+    """2022-06-05 -> '2022年06月05日' (some issuers pad month and day)."""
+    return f"{day.year}年{day.month:02d}月{day.day:02d}日"
+
+
+def date_iso(day: dt.date) -> str:
+    """'2022-06-15', as some announcements' date tables print it."""
+    return day.isoformat()
+
+
+def weekday_cn(day: dt.date) -> str:
+    """2022-06-15 -> '星期三', printed after a date in parentheses: '2022年6月15日（星期三）'."""
+    return "星期" + "一二三四五六日"[day.weekday()]
+
+
 def date_en(day: dt.date) -> str:
     return f"{day.strftime('%B')} {day.day}, {day.year}"
 

@@ -14,7 +14,7 @@ its header on the first page only.
 from __future__ import annotations
 
 from . import fmt
-from .render import Page
+from .page import Page
 from .writer import mark
 
 CAR = "value_capital_adequacy_ratio_pct"

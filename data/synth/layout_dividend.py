@@ -1,30 +1,23 @@
 """A股利润分配权益类公告: the plan announcement and the implementation announcement of FY Y, merged.
 
 The cash dividend is stated per 10 shares (每10股派发现金红利4.10元), so the per-share amount must be
-derived; an after-tax amount sits beside it. Record and ex-dividend dates appear as 2022年6月15日 in prose
-or 2022/6/15 in the SSE-style date table, next to the last trading day and the payment date (which is
-the ex-date in most announcements and a few business days later in others), or as a list of dated
-events in varying order: the reader must tell the record date from its neighbours by their names.
+derived; an after-tax amount sits beside it. Record and ex-dividend dates are printed the way the
+document's style says (dividend_dates.py: SSE date table, SZSE prose, dated events, an A+H bank's table
+with its H-share dates, and the held-out ways), next to the last trading day and the payment date (the
+ex-date in most announcements, a few business days later in others): the reader must tell the record
+date from its neighbours by their names.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
-from . import fmt
-from .render import Page
+from . import dividend_dates, fmt
+from .dividend_dates import Dates, weekdays_after
+from .page import Page
 from .writer import mark
 
 PER_SHARE = "value_pre_tax_dividend_per_share_cny"
-RECORD = ("value_record_date", "value_record_date_mmdd")
-EX = "value_ex_dividend_date"
-
-
-def _weekdays_after(day: dt.date, days: int) -> dt.date:
-    while days:
-        day += dt.timedelta(days=1)
-        days -= day.weekday() < 5
-    return day
 
 
 def write_dividend(p: Page) -> None:
@@ -65,59 +58,33 @@ def write_dividend(p: Page) -> None:
         indent=False,
     )
     record, ex = f["record_date"], f["ex_date"]
-    last_trade = record
-    pay = ex if rng.random() < 0.65 else _weekdays_after(ex, rng.randint(1, 5))  # not asked: a neighbour
-    layout = rng.random()
-    if layout < 0.45:  # SSE style: the date table
-        w.paragraph("● 相关日期：", indent=False)
-        rows = [
-            ["股份类别", "股权登记日", "最后交易日", "除权（息）日", "现金红利发放日"],
-            [
-                "A股",
-                mark(fmt.date_slash(record), *RECORD),
-                fmt.date_slash(last_trade),
-                mark(fmt.date_slash(ex), EX),
-                fmt.date_slash(pay),
-            ],
-        ]
-        w.table(rows, [0.16, 0.21, 0.21, 0.21, 0.21], by_column=rng.random() < 0.5, align_right_from=9)
-    elif layout < 0.75:  # SZSE style: dates in prose, in either order
-        said = [
-            ("本次权益分派股权登记日为：", mark(fmt.date_cn(record), *RECORD)),
-            ("除权除息日为：", mark(fmt.date_cn(ex), EX)),
-            ("现金红利发放日为", fmt.date_cn(pay)),
-        ]
-        if rng.random() < 0.5:
-            said = [said[1], said[2], ("股权登记日为：", said[0][1])]
-        parts = []
-        for k, (label, day) in enumerate(said):
-            parts += ["，" if k else "", label, day]
-        w.paragraph(parts + ["。"])
-    else:  # a list of dated events, one per line, in an order of its own
-        events = [
-            ("股权登记日", mark(fmt.date_cn(record), *RECORD)),
-            ("除权除息日", mark(fmt.date_cn(ex), EX)),
-            ("现金红利发放日", fmt.date_cn(pay)),
-            ("股东大会审议通过日", fmt.date_cn(f["approval_date"])),
-        ]
-        rng.shuffle(events)
-        rows = [["事项", "日期"], *[[name, day] for name, day in events]]
-        w.table(rows, [0.5, 0.5], align_right_from=9)
+    pay = ex if rng.random() < 0.65 else weekdays_after(ex, rng.randint(1, 5))  # not asked: a neighbour
+    dates = Dates(record, ex, pay, f["approval_date"], weekdays_after(record, -rng.randint(2, 6)))
+    way, sections = dividend_dates.WAYS[s.style.record_date], iter(range(1, 10))
+
+    def number() -> str:
+        return fmt.zh_numeral(next(sections))
+
+    if s.style.record_date not in dividend_dates.SECTION_WAYS:
+        way(p, dates, number)
     w.paragraph(
-        f"一、通过分配方案的股东大会届次和日期：本次利润分配方案经公司{fmt.date_cn(f['approval_date'])}"
+        f"{number()}、通过分配方案的股东大会届次和日期：本次利润分配方案经公司{fmt.date_cn(f['approval_date'])}"
         f"的{year}年年度股东大会审议通过。"
     )
     w.paragraph(
-        f"二、分配方案：本次利润分配以方案实施前的公司总股本{f['total_shares']:,}股为基数，"
+        f"{number()}、分配方案：本次利润分配以方案实施前的公司总股本{f['total_shares']:,}股为基数，"
         f"共计派发现金红利{fmt.grouped(f['dividend_total'])}元。"
     )
+    if s.style.record_date in dividend_dates.SECTION_WAYS:
+        way(p, dates, number)
+    dividend_dates.payment_method(p, number)
     w.paragraph(
-        f"三、扣税说明：对于持有公司无限售条件流通股的个人股东，持股期限超过1年的，股息红利所得暂免征收个人所得税；"
+        f"{number()}、扣税说明：对于持有公司无限售条件流通股的个人股东，持股期限超过1年的，股息红利所得暂免征收个人所得税；"
         f"持股期限在1年以内（含1年）的，暂不扣缴个人所得税，待转让股票时按持股期限计算应纳税额。"
         f"合格境外机构投资者（QFII）按10%的税率统一代扣代缴企业所得税，扣税后每10股实际派发现金{after_tax}元。"
     )
     p.section_done(1, 3)
     w.paragraph(
-        f"四、咨询方式：联系部门：董事会办公室；联系电话：{rng.randint(10, 99)}-{rng.randint(1000000, 9999999)}。"
+        f"{number()}、咨询方式：联系部门：董事会办公室；联系电话：{rng.randint(10, 99)}-{rng.randint(1000000, 9999999)}。"
     )
     w.paragraph(f"特此公告。{c.name}董事会 {fmt.date_cn(record - dt.timedelta(days=7))}", indent=False)

@@ -1,8 +1,8 @@
 """A股ESG报告: about-this-report (standards, assurance, auditor), one chapter per disclosed topic, KPI table.
 
 A topic counts as disclosed when the report has a chapter for it; its heading is the truth string. GRI use
-and third-party assurance are stated in the compilation notes; a report without assurance says so in
-some documents and is silent in others. 社会捐赠 appears in the public-welfare chapter (with the prior
+and third-party assurance are stated in the compilation notes (GRI the way the style says:
+esg_standards.py); a report without assurance says so in some documents and is silent in others. 社会捐赠 appears in the public-welfare chapter (with the prior
 year beside it) and in the KPI table in 万元; 纳税总额 in the KPI table in 万元 and in prose in 亿元.
 Some reports answer the compilation questions with checkboxes ("是否经第三方机构鉴证：□是 √否"), and some
 print the KPI table two indicators to a line, current year only (data/synth/style.py).
@@ -10,8 +10,8 @@ print the KPI table two indicators to a line, current year only (data/synth/styl
 
 from __future__ import annotations
 
-from . import fmt
-from .render import Page
+from . import esg_standards, fmt
+from .page import Page
 from .writer import mark
 
 TOPIC_TITLES = {
@@ -51,26 +51,10 @@ def write_esg(p: Page) -> None:
     w.new_page()
     w.heading("关于本报告")
     w.paragraph(f"报告时间范围：{year}年1月1日至{year}年12月31日。报告组织范围：{c.name}总行及各分支机构。")
-    if f["gri"]:
-        w.paragraph(
-            [
-                "编制依据：本报告参照",
-                mark("全球报告倡议组织（GRI）《可持续发展报告标准》", "value_uses_gri_standard"),
-                "以及上海证券交易所相关指引编制。",
-            ]
-        )
-    else:
-        w.paragraph("编制依据：本报告依据《上市公司自律监管指引》及本行社会责任管理办法编制。")
-    if (
-        p.style.checkboxes
-    ):  # the answers as ticked boxes: the ticked one is the answer, both boxes are printed
-        w.paragraph(
-            [mark(f"是否参照GRI标准编制：{_ticked(f['gri'])}", "value_uses_gri_standard")], indent=False
-        )
-        w.paragraph(
-            [mark(f"本报告是否经第三方机构鉴证：{_ticked(f['assured'])}", "value_third_party_assured")],
-            indent=False,
-        )
+    esg_standards.WAYS[p.style.gri](p, f["gri"])
+    # the answers as ticked boxes: the ticked one is the answer, both boxes are printed
+    if p.style.checkboxes:
+        esg_standards.boxes(p, f["gri"], f["assured"])
     if f["assured"]:
         w.paragraph(
             [
@@ -112,11 +96,9 @@ def write_esg(p: Page) -> None:
             )
         p.section_done(i + 1, sections)
     _kpis(p, f, prior, year)
+    if f["gri"] and p.style.gri == "gssb_prose":
+        esg_standards.gri_index(p)
     p.section_done(sections - 1, sections)
-
-
-def _ticked(yes: bool) -> str:
-    return "√是 □否" if yes else "□是 √否"
 
 
 def _kpis(p: Page, f: dict, prior: dict, year: int) -> None:

@@ -3,15 +3,16 @@
 The annual meeting's attendance (people, shares, share ratio) is the truth; the extraordinary meetings
 carry the same table with their own numbers, a distractor a careless reader takes instead. Meeting and
 voting methods are stated in prose; each announcement title names the meeting and its date.
-Beside each total stand its parts: A-share and H-share holders in the attendance table, or, in
-documents that state attendance in one sentence, the on-site and online voters: several counts of the
-same kind in one notice, of which only the total is asked.
+Beside each total stand its parts (A- and H-share holders, on-site and online voters, minority holders),
+printed the way the document's style says (meeting_attendance.py): several counts of the same kind in
+one notice, of which only the total is asked.
 """
 
 from __future__ import annotations
 
-from . import fmt
-from .render import Page
+from . import fmt, meeting_attendance
+from .meeting_attendance import attendance
+from .page import Page
 from .writer import mark
 
 EVENTS = "value_shareholder_meeting_events"
@@ -26,23 +27,6 @@ def _methods_text(methods: list[str]) -> str:
 
 def _voting_text(voting: list[str]) -> str:
     return "逐项表决，其中选举董事的议案采用累积投票制" if "累积投票" in voting else "逐项表决"
-
-
-def _with_share_classes(rows: list[list], meeting: dict, decimals: int, rng) -> list[list]:
-    h_people = rng.randint(1, 3)
-    a_shares = round(meeting["shares"] * rng.uniform(0.7, 0.95))
-    a_ratio = round(meeting["ratio"] * a_shares / meeting["shares"], decimals)
-    return [
-        rows[0],
-        ["其中：A股股东人数", str(meeting["people"] - h_people)],
-        ["境外上市外资股股东人数（H股）", str(h_people)],
-        rows[1],
-        ["其中：A股股东持有股份总数", f"{a_shares:,}"],
-        ["境外上市外资股股东持有股份总数", f"{meeting['shares'] - a_shares:,}"],
-        rows[2],
-        ["其中：A股股东持股占股份总数的比例（%）", f"{a_ratio:.{decimals}f}"],
-        ["境外上市外资股股东持股占股份总数的比例（%）", f"{meeting['ratio'] - a_ratio:.{decimals}f}"],
-    ]
 
 
 def write_meeting(p: Page) -> None:
@@ -79,38 +63,8 @@ def write_meeting(p: Page) -> None:
             indent=False,
         )
         w.paragraph(f"（二）股东大会召开的地点：{c.city[1]}本行总行大楼会议室", indent=False)
-        w.paragraph("（三）出席会议的普通股股东及其持有股份情况：", indent=False)
-        people, shares = str(meeting["people"]), f"{meeting['shares']:,}"
-        ratio = f"{meeting['ratio']:.{ratio_decimals}f}"
-        if annual:
-            people = mark(people, "value_attending_shareholders_and_proxies_count")
-            shares = mark(shares, "value_attending_shares_count")
-            ratio = mark(ratio, "value_attendance_share_ratio_pct")
-        if p.style.paired:  # the counts in one sentence, then the on-site / online parts
-            on_site = rng.randint(2, min(40, meeting["people"] - 1))
-            on_site_shares = round(meeting["shares"] * rng.uniform(0.55, 0.95))
-            w.paragraph(
-                [
-                    "出席会议的股东和代理人人数为",
-                    people,
-                    "人，所持有表决权的股份总数为",
-                    shares,
-                    "股，占公司有表决权股份总数的",
-                    ratio,
-                    f"%。其中，现场出席的股东及股东代理人{on_site}人，代表股份"
-                    f"{on_site_shares:,}股；通过网络投票的股东{meeting['people'] - on_site}人，代表股份"
-                    f"{meeting['shares'] - on_site_shares:,}股。",
-                ]
-            )
-        else:
-            rows = [
-                ["1、出席会议的股东和代理人人数", people],
-                ["2、出席会议的股东所持有表决权的股份总数（股）", shares],
-                ["3、出席会议的股东所持有表决权股份数占公司有表决权股份总数的比例（%）", ratio],
-            ]
-            if dual_listed:
-                rows = _with_share_classes(rows, meeting, ratio_decimals, rng)
-            w.table(rows, [0.72, 0.28], header_rows=0, by_column=rng.random() < 0.3)
+        counts = attendance(meeting, annual, ratio_decimals, rng)
+        meeting_attendance.WAYS[p.style.attendance](p, counts, meeting, ratio_decimals, dual_listed)
         methods = _methods_text(f["methods"]) if annual else "现场投票和网络投票相结合"
         voting = _voting_text(f["voting"]) if annual else "逐项表决"
         w.paragraph(
@@ -121,6 +75,14 @@ def write_meeting(p: Page) -> None:
                 mark(voting, "value_annual_meeting_voting_methods") if annual else voting,
                 "方式审议表决。",
             ]
+        )
+        directors = rng.randint(9, 15)
+        supervisors = rng.randint(3, 7)
+        w.paragraph(  # more attendance counts, of the board: real notices print them after the holders'
+            f"（五）公司董事、监事和董事会秘书的出席情况：1、公司在任董事{directors}人，出席"
+            f"{directors - rng.randint(0, 3)}人；2、公司在任监事{supervisors}人，出席{supervisors - rng.randint(0, 2)}人；"
+            "3、董事会秘书出席了本次会议，其他高级管理人员列席了本次会议。",
+            indent=False,
         )
         w.paragraph("二、议案审议情况", indent=False)
         for k in range(rng.randint(3, 7)):

@@ -16,7 +16,7 @@ as "(10.9%)"; some MD&A state total assets and total liabilities (rounded) on on
 from __future__ import annotations
 
 from . import fmt
-from .render import Page
+from .page import Page
 from .writer import mark
 
 ASSETS = ("value_total_assets_usd", "value_debt_to_assets_ratio", "value_intangible_to_total_assets_ratio")

@@ -5,16 +5,19 @@ from __future__ import annotations
 import logging
 import os
 import random
-from dataclasses import dataclass, field
 
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfbase.ttfonts import TTFont
 
-from .companies import Company
 from .fields import ANNUAL, DIVIDEND, ESG, MEETING, US
 from .filler import Filler
-from .style import Style
+from .layout_annual import write_annual
+from .layout_dividend import write_dividend
+from .layout_esg import write_esg
+from .layout_meeting import write_meeting
+from .layout_us import write_us
+from .page import DocSpec, Page
 from .writer import DocWriter, TruthHit
 
 log = logging.getLogger(__name__)
@@ -22,6 +25,14 @@ CJK_TTF = "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc"
 CJK_TTF_NAME, CJK_CID_NAME = "WenQuanYiZenHei", "STSong-Light"
 # Realistic page budgets per doctype when --pages is not given (announcements are short, reports long).
 DEFAULT_PAGES = {US: (28, 44), ANNUAL: (28, 44), ESG: (14, 24), DIVIDEND: (10, 13), MEETING: (10, 14)}
+# One layout per doctype; each imports only shared helpers (page, writer, fmt), never this module.
+LAYOUTS = {
+    US: write_us,
+    ANNUAL: write_annual,
+    ESG: write_esg,
+    DIVIDEND: write_dividend,
+    MEETING: write_meeting,
+}
 _registered: set[str] = set()
 
 
@@ -39,36 +50,6 @@ def cjk_fonts() -> list[str]:
     return [name for name in (CJK_TTF_NAME, CJK_CID_NAME) if name in _registered]
 
 
-@dataclass
-class DocSpec:
-    doc_id: str
-    company: Company
-    year: int
-    doctype: str
-    facts: dict
-    prior: dict
-    rng: random.Random
-    pages: int
-    style: Style = field(default_factory=Style)
-
-
-@dataclass
-class Page:
-    """What a layout works with: the writer, the spec, and the running-text filler."""
-
-    w: DocWriter
-    spec: DocSpec
-    fill: Filler
-
-    @property
-    def style(self) -> Style:
-        return self.spec.style
-
-    def section_done(self, index: int, total: int) -> None:
-        """Running text so that section `index` of `total` ends near its share of the page budget."""
-        self.w.fill_until(max(1, round(self.spec.pages * (index + 1) / total)), self.fill)
-
-
 def page_budget(doctype: str, pages: int | None, rng: random.Random) -> int:
     if pages is not None:
         return pages
@@ -77,13 +58,6 @@ def page_budget(doctype: str, pages: int | None, rng: random.Random) -> int:
 
 
 def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
-    # Imported here, not at the top: every layout imports `Page` from this module.
-    from .layout_annual import write_annual
-    from .layout_dividend import write_dividend
-    from .layout_esg import write_esg
-    from .layout_meeting import write_meeting
-    from .layout_us import write_us
-
     rng = spec.rng
     c = spec.company
     if spec.doctype == US:
@@ -109,9 +83,7 @@ def render(spec: DocSpec, path: str) -> tuple[int, dict[str, TruthHit]]:
         spaced_years=st.spaced_years,
     )
     page = Page(writer, spec, Filler(rng, "en" if spec.doctype == US else "zh"))
-    {US: write_us, ANNUAL: write_annual, ESG: write_esg, DIVIDEND: write_dividend, MEETING: write_meeting}[
-        spec.doctype
-    ](page)
+    LAYOUTS[spec.doctype](page)
     writer.fill_until(spec.pages, page.fill)
     return writer.save(), writer.truth
 
