@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from evaluate.counts import find_counts
 from evaluate.entities import enumerations, find_mentions, ordered_symbols, owner_at
 from evaluate.gold_facts import GoldFacts, normalize_text, read_gold
-from evaluate.quantities import Quantity, find_dates, find_quantities, fold
+from evaluate.number_match import same_digits, same_number
+from evaluate.quantities import find_dates, find_quantities, fold
 from evaluate.question_traits import QuestionTraits, read_question
 
 __all__ = ["GoldFacts", "MatchResult", "final_match", "read_gold"]
@@ -29,12 +30,6 @@ NO_COMPANY = re.compile(
     r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I
 )
 NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
-UNSTATED_SCALES = (1e3, 1e4, 1e6, 1e8, 1e9)
-DISCRETE = {"count", "day", "person", "share", "month"}
-RELATIVE_TOLERANCE = 0.005  # numbers recomputed from slightly different inputs
-MAX_ROUNDING = 0.05  # an answer rounded to fewer digits may be off by half its last digit, up to 5%
-
-
 @dataclass(frozen=True)
 class MatchResult:
     decided: bool
@@ -52,46 +47,6 @@ class MatchResult:
     @classmethod
     def undecided(cls, reason: str) -> MatchResult:
         return cls(False, None, reason)
-
-
-def _compatible(gold_kind: str, answer_kind: str) -> bool:
-    return gold_kind == answer_kind or "none" in (gold_kind, answer_kind)
-
-
-def _readings(q: Quantity, gold: Quantity | None, growth_quirk: bool) -> list[tuple[float, float]]:
-    """(value, rounding allowance) readings of a number; gold percents may also be read as fractions."""
-    readings = [(q.value, q.half_ulp)]
-    if gold is None and q.kind == "percent" and growth_quirk:
-        readings.append((q.value * 100, q.half_ulp * 100))  # "-0.14%" printed for a fraction -0.14
-    if gold is not None and q.kind == "none" and gold.kind == "percent":
-        readings.append((q.value / 100, q.half_ulp / 100))  # 18.02 meaning 18.02%
-    return readings
-
-
-def _same_number(g: Quantity, a: Quantity, growth_quirk: bool, absolute: bool = False) -> bool:
-    if not _compatible(g.kind, a.kind):
-        return False
-    for gv, gu in _readings(g, None, growth_quirk):
-        for av, au in _readings(a, g, growth_quirk):
-            if absolute:
-                gv, av = abs(gv), abs(av)
-            rounding = 0.0 if g.kind in DISCRETE else gu  # 1天 is exactly one day, not 0.5..1.5
-            tolerance = max(rounding, min(au, MAX_ROUNDING * abs(gv)), RELATIVE_TOLERANCE * abs(gv))
-            if abs(gv - av) <= tolerance:
-                return True
-    return False
-
-
-def _same_digits(g: Quantity, a: Quantity) -> bool:
-    """The digits agree though the units do not (10600 vs 10600万元, or a bare number in 万元 or
-    millions): unclear, not wrong."""
-    if abs(g.raw - a.raw) <= max(RELATIVE_TOLERANCE * g.raw, 1e-9):
-        return True
-    if g.kind == "money" and a.kind == "none":
-        return any(
-            abs(g.value - a.value * scale) <= RELATIVE_TOLERANCE * abs(g.value) for scale in UNSTATED_SCALES
-        )
-    return False
 
 
 class _AnswerView:
@@ -199,7 +154,7 @@ def _check_numbers(
     unclear = None
     per_company = len(facts.entities) > 1 and not traits.ties  # within a tie, any order is right
     strong = [
-        [i for i, a in enumerate(view.quantities) if _same_number(g, a, traits.growth_quirk)]
+        [i for i, a in enumerate(view.quantities) if same_number(g, a, traits.growth_quirk)]
         for g, _ in facts.quantities
     ]
     placed = [
@@ -214,7 +169,7 @@ def _check_numbers(
             unclear = unclear or f"{g.text} found but not next to {owner}, or used for another number"
             continue
         weak = any(
-            _same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True)
+            same_digits(g, a) or same_number(g, a, traits.growth_quirk, absolute=True)
             for a in view.quantities
         )
         if g.value == 0 and NOTHING.search(view.text):
