@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from evaluate.answer_view import AnswerView
+from evaluate.gold_facts import GoldFacts
+from evaluate.number_match import same_number
+
 # Between two alternatives: an "or" word, maybe with "about" before the second ("1.2或约1.5").
 OR_GAP = re.compile(
     r"^\s*[,，]?\s*(?:或者|或是|抑或|还是|或|\bor\b)\s*(?:约为|约|大约|大概|\babout\b|\baround\b|"
@@ -49,3 +53,29 @@ def alternatives(text: str, spans: Sequence[tuple[int, int]]) -> list[list[int]]
         chain, has_or = [i], False
     close()
     return groups
+
+
+def _same(a, b, growth_quirk: bool) -> bool:
+    return same_number(a, b, growth_quirk) or same_number(b, a, growth_quirk)
+
+
+def hedged_gold(facts: GoldFacts, view: AnswerView, growth_quirk: bool) -> str | None:
+    """Why the answer hedges on a gold fact (offers it among different alternatives), or None."""
+    quantities = view.quantities
+    for group in alternatives(view.text, [(q.start, q.end) for q in quantities]):
+        values = [quantities[i] for i in group]
+        if all(_same(values[0], v, growth_quirk) for v in values[1:]):
+            continue  # one value stated twice ("-0.14或-14%"), not alternatives
+        if any(same_number(g, v, growth_quirk) for g, _ in facts.quantities for v in values):
+            return "hedges between " + " / ".join(v.text.strip() for v in values) + " for one value"
+    dates = view.dates
+    for group in alternatives(view.text, [(d.start, d.end) for d in dates]):
+        stated = {(dates[i].month, dates[i].day) for i in group}  # a gold date may have no year
+        if len(stated) > 1 and stated & {(d.month, d.day) for d, _ in facts.dates}:
+            return "hedges between the dates " + " / ".join(dates[i].iso() for i in group)
+    mentions = view.mentions
+    for group in alternatives(view.text, [(m.start, m.end) for m in mentions]):
+        symbols = list(dict.fromkeys(mentions[i].symbol for i in group))
+        if len(symbols) > 1 and set(symbols) & set(facts.entities):
+            return "hedges between the companies " + " or ".join(symbols)
+    return None
