@@ -56,8 +56,9 @@ NOUN_ONLY = re.compile(
 )  # 家(上市公司|审验机构)
 RANK_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#|first|last)\s*$", re.I)
 # Before the number: words that state it as the answer's size ("仅返回5家", "只有1家", "only 2 companies").
+# Right before it, so "仅审验的有1家" (only audited: a category) is not one.
 SIZE_BEFORE = re.compile(
-    r"(?:返回|仅有|只有|仅|只|筛选出|找到|找出|得到)[^\d\s，,。；;：:、()（）]{0,4}$|\b(?:only|returns?|returned|found)\s+$",
+    r"(?:返回|仅有|只有|仅|只|筛选出|找到|找出|得到)(?:了|有|出)?\s*$|\b(?:only|returns?|returned|found)\s+$",
     re.I,
 )
 # After 家: firms that are not the companies of the answer (审验机构, 会计师事务所).
