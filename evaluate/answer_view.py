@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from evaluate.counts import find_counts
-from evaluate.entities import enumerations, find_mentions, ordered_symbols, owner_at
+from evaluate.entities import by_sentence, enumerations, find_mentions, ordered_symbols, owner_at
 from evaluate.quantities import find_dates, find_quantities, fold
 
 NUMBERING = re.compile(r"(?m)^\s*\d{1,2}[.)、]\s")  # "1. 601398": list numbering, not a number of the answer
@@ -17,7 +17,8 @@ class AnswerView:
         self.text = fold(answer)
         self.mentions = find_mentions(self.text, symbols)
         self.entities = ordered_symbols(self.mentions)
-        self.runs = enumerations(self.text, self.mentions)
+        self.runs = enumerations(self.text, self.mentions)  # "A、B、C": the lists the answer gives
+        self.sentences = by_sentence(self.text, self.mentions)  # the companies each sentence names
         self.dates = find_dates(self.text)
         taken = [(m.start, m.end) for m in self.mentions] + [(d.start, d.end) for d in self.dates]
         numbering = [(m.start(), m.end()) for m in NUMBERING.finditer(self.text)]

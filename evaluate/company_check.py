@@ -2,8 +2,9 @@
 or stuffed (many candidates listed where a few are asked).
 
 An answer may first tabulate every company and then conclude, so extra companies are judged by the
-lists the answer gives (evaluate/entities.py enumerations): a list that is exactly the gold set is the
-answer; a list holding the gold set and more is wrong. Where no list singles out the gold set:
+lists the answer gives (evaluate/entities.py enumerations) and the companies each sentence names: a
+list or sentence naming exactly the gold set is the answer; a list holding the gold set and more is
+wrong. Where nothing singles out the gold set:
 
 - an answer naming many more companies than the gold (at least twice as many and three more: 8 named
   where 3 are asked) is stuffed, and wrong: a candidate list is not an answer;
@@ -57,7 +58,8 @@ def check_companies(
         return None, None
     gold_set = set(gold)
     too_many = stuffed(len(named), len(gold))
-    exact = [run for run in view.runs if set(run) == gold_set]
+    # a list, or a sentence ("股票代码601398，18.02%；股票代码002142，…。"), naming just the gold's companies
+    exact = [run for run in view.runs + view.sentences if set(run) == gold_set]
     if exact and too_many and len(gold) == 1 and sum(m.symbol == gold[0] for m in view.mentions) < 2:
         exact = []  # one row of a table of every company, not a conclusion
     if exact:

@@ -20,10 +20,8 @@ import re
 from collections.abc import Sequence
 
 from evaluate.counts import CountMention
-from evaluate.entities import Mention
+from evaluate.entities import Mention, sentence_spans
 
-# Where a sentence ends: Chinese and English stops and line breaks ("0.6667" has no space after the dot).
-SENTENCE_END = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
 # Between a count and its list: no word that makes the list a part ("其中" among them) or an aside.
 PART_OR_ASIDE = re.compile(
     r"其中|其余|此外|另外|包括|包含|例如|比如|除了?|以外|之外|among|including|such as|e\.g\.|of which|"
@@ -43,25 +41,20 @@ def _claims(counts: Sequence[CountMention]) -> list[CountMention]:
     return [c for c in counts if not c.whole and not c.other]
 
 
+def _sentence(text: str, pos: int, mentions: Sequence[Mention]) -> tuple[int, int]:
+    """(start, end) of the sentence holding `pos` (evaluate/entities.py sentence_spans)."""
+    for start, end in sentence_spans(text, list(mentions)):
+        if start <= pos < end:
+            return start, end
+    return pos, pos
+
+
 def _sentence_end(text: str, pos: int, mentions: Sequence[Mention]) -> int:
-    """Where the sentence from `pos` ends; a line ending in a colon runs on over the next lines that
-    name a company ("共有3家公司：\\n1. 601398\\n2. 002142…")."""
-    stop = SENTENCE_END.search(text, pos)
-    end = stop.start() if stop else len(text)
-    if stop is None or stop.group() != "\n" or not text[pos:end].rstrip().endswith((":", "：")):
-        return end
-    while end < len(text) and text[end] == "\n":
-        line_end = text.find("\n", end + 1)
-        line_end = len(text) if line_end < 0 else line_end
-        if not any(end < m.start < line_end for m in mentions):
-            break
-        end = line_end
-    return end
+    return _sentence(text, pos, mentions)[1]
 
 
-def _sentence_start(text: str, pos: int) -> int:
-    stops = [m.end() for m in SENTENCE_END.finditer(text, 0, pos)]
-    return stops[-1] if stops else 0
+def _sentence_start(text: str, pos: int, mentions: Sequence[Mention]) -> int:
+    return _sentence(text, pos, mentions)[0]
 
 
 def _listed_after(text: str, c: CountMention, claims, mentions) -> list[str] | None:
@@ -81,7 +74,7 @@ def _listed_after(text: str, c: CountMention, claims, mentions) -> list[str] | N
 
 def _listed_before(text: str, c: CountMention, claims, mentions) -> list[str] | None:
     """The companies a count closes ("A、B、C，共3家"), or None."""
-    start = max([_sentence_start(text, c.start)] + [o.end for o in claims if o.end <= c.start])
+    start = max([_sentence_start(text, c.start, mentions)] + [o.end for o in claims if o.end <= c.start])
     before = [m for m in mentions if start <= m.start and m.end <= c.start]
     if not before or not CLOSING_GAP.match(text[before[-1].end : c.start]):
         return None
@@ -89,7 +82,7 @@ def _listed_before(text: str, c: CountMention, claims, mentions) -> list[str] | 
 
 
 def _in_sentence(text: str, c: CountMention, mentions) -> int:
-    start, end = _sentence_start(text, c.start), _sentence_end(text, c.end, mentions)
+    start, end = _sentence_start(text, c.start, mentions), _sentence_end(text, c.end, mentions)
     return len({m.symbol for m in mentions if start <= m.start and m.end <= end})
 
 

@@ -75,7 +75,9 @@ TOP3_Q = "针对中国A股市场，请你给出你知识库中2021年资本充�
 TOP3_GOLD = "资本充足率最高的三家公司股票代码分别是：601398、002142、601166。"
 TOP3_SYMBOLS = ["601398", "002142", "601166", "002839", "600908", "600000", "600015", "600016"]
 US_Q = "Based on US stock market, Which three companies had the highest debt-to-assets ratios in 2021? Provide their stock symbols."
-US_GOLD = "Based on 2021 financial data, the companies with highest leverage ratios are: [ARAY], [SAIC], [AMCR]"
+US_GOLD = (
+    "Based on 2021 financial data, the companies with highest leverage ratios are: [ARAY], [SAIC], [AMCR]"
+)
 US_SYMBOLS = ["ARAY", "SAIC", "AMCR", "BBY", "KE"]
 
 
@@ -95,7 +97,9 @@ def test_no_company_named_where_companies_are_asked_is_wrong(question, gold, ans
 
 def test_no_company_named_where_the_question_asks_a_month_is_not_wrong():
     question = "针对中国A股市场，在你的知识库中2022年哪个月份召开股东大会的公司最多？"
-    gold = "6月召开股东大会的公司最多，共有6家公司，证券代码为：600016、601288、601328、601398、601528、601577"
+    gold = (
+        "6月召开股东大会的公司最多，共有6家公司，证券代码为：600016、601288、601328、601398、601528、601577"
+    )
     assert verdict(question, gold, "6月最多，共6家公司", ["600016", "601288", "600000"]) is not False
 
 
@@ -150,7 +154,10 @@ IMPROVE_GOLD = "改进分最高且大于0的公司只有601328，新增披露维
         (f"{GRI_CODES}，共8家；仅采用GRI的有2家；仅审验的有1家；都未采用的有5家", False),  # a closing count
         (f"{GRI_CODES}，共7家；仅采用GRI的有2家；仅审验的有1家；都未采用的有5家", True),
         # the size of the knowledge base is no claim about the list
-        (f"知识库共有15家公司，其中既采用GRI又审验的公司有7家：{GRI_CODES}；仅采用GRI的有2家；仅审验的有1家；都未采用的有5家", True),
+        (
+            f"知识库共有15家公司，其中既采用GRI又审验的公司有7家：{GRI_CODES}；仅采用GRI的有2家；仅审验的有1家；都未采用的有5家",
+            True,
+        ),
     ],
 )
 def test_a_count_introducing_or_closing_a_list_must_match_it(answer, expected):
@@ -202,3 +209,15 @@ def test_a_count_claim_beside_a_count_answer_is_checked_too():
     gold = "共有5家公司披露了环境信息"
     assert verdict(question, gold, "共有5家：600000", ["600000", "600015"]) is False
     assert verdict(question, gold, "共有5家公司披露了环境信息，其中600000最完整", ["600000"]) is True
+
+
+def test_an_english_count_beside_a_list_the_gold_states_no_total_for():
+    # the gold names three tickers and no total: only the answer's own list can contradict its count
+    assert (
+        verdict(US_Q, US_GOLD, "The 5 companies with the highest ratios: ARAY, SAIC, AMCR", US_SYMBOLS)
+        is False
+    )
+    assert (
+        verdict(US_Q, US_GOLD, "The 3 companies with the highest ratios: ARAY, SAIC, AMCR", US_SYMBOLS)
+        is True
+    )
