@@ -115,17 +115,18 @@ def _some(ids: list[str]) -> str:
 
 
 def headline(report: dict) -> str:
-    """Three lines: the headline accuracy with coverage; the decided, undecided and unanswered counts
-    with the accuracy over the decided; and who judged (none, a model, or the model under test)."""
+    """Three lines: the headline accuracy with coverage; who judged (none, a model, or the model under
+    test); the decided, undecided and unanswered counts with the accuracy over the decided."""
     n, undecided = report["n"], report["undecided"]
     settled = report["decided"] + report["judged"]
     unanswered = n - report["answered"]
     return (
         f"final accuracy {report['final_accuracy']:.3f}: {report['correct']} of {n} correct (undecided and "
         f"unanswered count as not correct); coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
-        f"decided {settled} ({report['decided']} by the matcher, {report['judged']} by the judge), accuracy "
+        + judge_line(report)
+        + f"\ndecided {settled} ({report['decided']} by the matcher, {report['judged']} by the judge), accuracy "
         f"over the decided {report['final_accuracy_decided']:.3f}; {undecided} undecided; "
-        f"{unanswered} unanswered counted wrong\n" + judge_line(report)
+        f"{unanswered} unanswered counted wrong"
     )
 
 

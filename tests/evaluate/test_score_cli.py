@@ -145,7 +145,10 @@ def test_records_file_and_text_summary(files, capsys, tmp_path):
     assert "final accuracy 0.333: 1 of 3 correct" in out and "1 undecided" in out
     assert "accuracy over the decided 0.500" in out and "judge: none" in out
     # process accuracy in words, never a Python dict
-    assert "process accuracy over 2 questions with records: macro cell 1.000 row 1.000 column 1.000; micro" in out
+    assert (
+        "process accuracy over 2 questions with records: macro cell 1.000 row 1.000 column 1.000; micro"
+        in out
+    )
     assert "{" not in out and "'cell'" not in out
 
 
