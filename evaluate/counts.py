@@ -62,7 +62,9 @@ SIZE_BEFORE = re.compile(
     re.I,
 )
 # After 家: firms that are not the companies of the answer (审验机构, 会计师事务所).
-OTHER_NOUN = re.compile(r"\s*[\u4e00-\u9fff]{0,6}?(?:机构|事务所|单位|协会)")
+OTHER_NOUN = re.compile(
+    r"\s*[\u4e00-\u9fff]{0,6}?(?:机构|事务所|单位|协会|子公司|分公司|分行|支行|门店|网点|营业部|工厂)"
+)
 BARE_TOTAL_END = re.compile(r"\s*(?:[.,;:)(（）。，；：]|$)")
 
 

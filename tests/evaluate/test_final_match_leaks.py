@@ -221,3 +221,11 @@ def test_an_english_count_beside_a_list_the_gold_states_no_total_for():
         verdict(US_Q, US_GOLD, "The 3 companies with the highest ratios: ARAY, SAIC, AMCR", US_SYMBOLS)
         is True
     )
+
+
+def test_counts_of_other_things_are_no_claims_about_the_list():
+    question = "针对中国A股市场，在你的知识库中2021年为四大会计师事务所客户的公司中，社会捐赠额最高的公司股票代码是什么？"
+    gold = "社会捐赠额最高的公司股票代码为：601398"
+    symbols = ["601398", "600000", "600015"]
+    assert verdict(question, gold, "601398（旗下共3家子公司）", symbols) is True
+    assert verdict(question, gold, "共有2家审验机构：普华永道、安永；捐赠额最高的是601398", symbols) is True
