@@ -180,7 +180,7 @@ def prepare(work: Path, documents: int) -> tuple[Path, Path, list[dict]]:
     subset = work / "scope_catalog.jsonl"
     subset.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in scope), encoding="utf-8")
     run_module(
-        "retrievers.building.build",
+        "retrievers.build",
         "--catalog",
         str(subset),
         "--pdf-dir",

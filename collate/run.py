@@ -45,8 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
     add_lm_arguments(p)
-    p.add_argument("--judge", help="judge model (COLLATE_LM_JUDGE; default the main LM)")
-    p.add_argument("--no-judge", action="store_true", help="leave what the matcher cannot decide undecided")
+    p.add_argument(
+        "--judge",
+        help="judge model for what the matcher cannot decide (COLLATE_LM_JUDGE); 'self' = the model under "
+        "test, and the run is tagged self_judged; default none: those answers are reported undecided",
+    )
+    p.add_argument("--no-judge", action="store_true", help="no judge, even if COLLATE_LM_JUDGE names one")
     p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")

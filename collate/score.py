@@ -1,4 +1,14 @@
-"""`collate score` / `python -m evaluate.score`: score saved answers against a dataset."""
+"""`collate score` / `python -m evaluate.score`: score a run again, or saved answers, against a dataset.
+
+    python -m evaluate.score RUN_DIR [--split test --seed 0] [--dataset DS] [--judge MODEL] [-v] [--json]
+    python -m evaluate.score --dataset DS --predictions PRED.json [--records REC.json] [--judge MODEL]
+
+RUN_DIR is the folder python -m evaluate.run wrote (or one of its results.jsonl / agent_output.json);
+final and process accuracy are recomputed from the answers and records it saved. The dataset, split,
+seed and limit default to the run's own (its summary.json); --split/--seed pick another part of the
+split. No judge unless one is named (--judge or COLLATE_LM_JUDGE); `--judge self` is the run's model
+under test, and the report then says the verdicts are self-judged.
+"""
 
 from __future__ import annotations
 
@@ -9,34 +19,107 @@ from pathlib import Path
 
 from collate.inputs import parse_cli
 from evaluate.judge import AnswerJudge, JudgeCache
-from evaluate.scoring import (
-    InputError,
-    build_judge_lm,
-    headline,
-    load_predictions,
-    load_records,
-    score_items,
-    unanswered_warnings,
-)
-from programs.runtime.settings import NoLMConfigured
-from retrievers.dataset import DatasetError, load_dataset
+from evaluate.run_reading import PARTS, SavedRun, load_records, read_run, select_questions
+from evaluate.score_report import text_report
+from evaluate.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
+from programs.runtime.settings import SELF_JUDGE, NoLMConfigured, Settings
+from retrievers.dataset import DatasetError, dataset_hash, load_dataset
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m evaluate.score", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", nargs="?", help="run folder (or its results.jsonl / agent_output.json)")
     parser.add_argument(
-        "--dataset", required=True, help="MuDABench-format JSON (or a folder with dataset.json)"
+        "--dataset", help="MuDABench-format JSON (or its folder); default: the one the run names"
     )
-    parser.add_argument("--predictions", required=True, help="JSON list of {question_id, model_answer}")
+    parser.add_argument("--predictions", help="JSON list of {question_id, model_answer} (instead of RUN)")
     parser.add_argument(
-        "--judge", metavar="MODEL", help="LM for answers the matcher cannot decide (e.g. openai/gpt-4.1-mini)"
+        "--split", choices=PARTS, help="score one part of the seeded split (default: the run's)"
+    )
+    parser.add_argument("--seed", type=int, help="seed of the split (default: the run's, else 0)")
+    parser.add_argument(
+        "--limit", type=int, help="only the first N questions of the part (default: the run's)"
     )
     parser.add_argument(
-        "--judge-cache", help="SQLite verdict cache (default: judge_cache.sqlite next to PRED.json)"
+        "--judge",
+        metavar="MODEL",
+        help="LM for answers the matcher cannot decide (COLLATE_LM_JUDGE); 'self' = the run's model under test",
+    )
+    parser.add_argument(
+        "--no-judge", action="store_true", help="no judge, even if COLLATE_LM_JUDGE names one"
+    )
+    parser.add_argument(
+        "--judge-cache", help="SQLite verdict cache (default: judge_cache.sqlite beside the answers)"
     )
     parser.add_argument("--records", help="facts or records per question for process accuracy")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per question")
     return parser
+
+
+def _saved(args) -> SavedRun:
+    if bool(args.run) == bool(args.predictions):
+        raise InputError(
+            "pass a run folder (python -m evaluate.score runs/NAME) or --predictions PRED.json, one of them"
+        )
+    if args.predictions and not Path(args.predictions).is_file():
+        raise InputError(
+            f"{args.predictions}: no such predictions file; pass a JSON list of {{question_id, model_answer}}"
+        )
+    return read_run(args.run or args.predictions)
+
+
+def _questions(args, saved: SavedRun) -> tuple[list, list[str]]:
+    """The questions to score and notes on how they were chosen; answers to other questions are left
+    out when the choice is a part of the dataset (a run over all, scored on its test part)."""
+    inputs = saved.inputs
+    dataset = args.dataset or inputs.get("dataset")
+    if not dataset:
+        raise InputError(
+            f"{saved.source.parent / 'summary.json'} names no dataset (a run from before it did, or answers "
+            "without a run): pass --dataset DS"
+        )
+    part = args.split or inputs.get("split") or "all"
+    seed = args.seed if args.seed is not None else int(inputs.get("seed") or 0)
+    own_choice = args.split is None and args.seed is None
+    limit = args.limit if args.limit is not None else (inputs.get("limit") if own_choice else None)
+    items = select_questions(load_dataset(dataset), part, seed, limit)
+    notes = [
+        f"questions: {len(items)} of {dataset} (split {part}, seed {seed}{f', first {limit}' if limit else ''})"
+    ]
+    recorded = saved.summary.get("dataset_hash")
+    if recorded and own_choice and not args.dataset and dataset_hash(items) != recorded:
+        notes.append(
+            f"warning: these questions are not the run's (dataset hash {dataset_hash(items)}, the run "
+            f"scored {recorded}): the dataset file changed since the run"
+        )
+    if part != "all" or limit:
+        ids = {item.question_id for item in items}
+        outside = [p for p in saved.predictions if p["question_id"] not in ids]
+        saved.predictions = [p for p in saved.predictions if p["question_id"] in ids]
+        if outside:
+            notes.append(f"left out {len(outside)} answers to questions outside split {part}")
+        if not saved.predictions:
+            raise InputError(f"none of the answers in {saved.source} is to a question of split {part}")
+    return items, notes
+
+
+def _judge(args, saved: SavedRun) -> AnswerJudge | None:
+    if args.no_judge:
+        return None
+    model = Settings.from_env({"lm_judge": args.judge}, require_lm=False).lm_judge
+    if not model:
+        return None
+    tested = list(saved.inputs.get("models_under_test") or [])
+    if model == SELF_JUDGE:
+        model = saved.inputs.get("lm") or Settings.from_env(require_lm=False).lm
+        if not model:
+            raise NoLMConfigured("--judge self: the run names no model under test; pass the model name")
+    cache = Path(args.judge_cache) if args.judge_cache else saved.source.parent / "judge_cache.sqlite"
+    self_judged = args.judge == SELF_JUDGE or model in tested
+    judge = AnswerJudge(cache=JudgeCache(cache), model=model, self_judged=self_judged)
+    judge.set_lm(build_judge_lm(model))
+    return judge
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,32 +127,25 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
     try:
-        items = load_dataset(args.dataset)
-        predictions = load_predictions(args.predictions)
+        saved = _saved(args)
+        items, notes = _questions(args, saved)
         records = load_records(args.records) if args.records else None
-        judge = None
-        if args.judge:
-            cache_path = args.judge_cache or Path(args.predictions).resolve().parent / "judge_cache.sqlite"
-            judge = AnswerJudge(cache=JudgeCache(cache_path), model=args.judge)
-            judge.set_lm(build_judge_lm(args.judge))
-        report = score_items(items, predictions, judge=judge, records=records).as_dict()
-    except (DatasetError, InputError) as e:
+        judge = _judge(args, saved)
+        report = score_items(items, saved.predictions, judge=judge, records=records).as_dict()
+    except (DatasetError, ValueError) as e:  # InputError, and a COLLATE_* setting out of range
         print(f"error: {e}", file=sys.stderr)
         return 2
     except NoLMConfigured as e:
         print(f"error: {e}".splitlines()[0], file=sys.stderr)
         return 2
     listed = "all in missing_ids/empty_ids/failed_ids" if args.json else "--json lists them all"
-    for line in unanswered_warnings(report, listed):  # stderr: --json output stays parseable
+    for line in notes[1:] + unanswered_warnings(report, listed):  # stderr: --json output stays parseable
         print(line, file=sys.stderr)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        print(headline(report))
-        if "process_macro" in report:
-            print(
-                f"process macro {report['process_macro']}  micro {report['process_micro']}  full {report['full_accuracy']:.3f}"
-            )
+        print(notes[0])
+        print(text_report(report, str(saved.source), args.verbose))
     return 0
 
 

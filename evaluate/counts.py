@@ -11,6 +11,12 @@ may still be the one that agrees ("知识库共有15家公司，其中7家...").
 
 Not counts: years (2021年), percents, amounts (1000万元), ranks (前3家, top 3, 第3名), counts of
 other things (8个信息项, 5次).
+
+Beside `total`, a count says whether it is the size of the whole set (`whole`: "知识库中共有15家公司",
+"of the 15 companies"), whether it is stated as the answer's size in so many words (`explicit`: 共有,
+仅返回, 只有, "a total of", "in total"; a plain English "5 companies" is not) and whether it counts
+firms that are not companies (`other`: "5家审验机构", "3家会计师事务所"). The count-claim check
+(evaluate/count_claims.py) reads these.
 """
 
 from __future__ import annotations
@@ -49,6 +55,16 @@ NOUN_ONLY = re.compile(
     r"\s*(?:[\u4e00-\u9fff]{0,4}(?:公司|企业|银行|机构|事务所))?\s*$"
 )  # 家(上市公司|审验机构)
 RANK_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#|first|last)\s*$", re.I)
+# Before the number: words that state it as the answer's size ("仅返回5家", "只有1家", "only 2 companies").
+# Right before it, so "仅审验的有1家" (only audited: a category) is not one.
+SIZE_BEFORE = re.compile(
+    r"(?:返回|仅有|只有|仅|只|筛选出|找到|找出|得到)(?:了|有|出)?\s*$|\b(?:only|returns?|returned|found)\s+$",
+    re.I,
+)
+# After 家: firms that are not the companies of the answer (审验机构, 会计师事务所).
+OTHER_NOUN = re.compile(
+    r"\s*[\u4e00-\u9fff]{0,6}?(?:机构|事务所|单位|协会|子公司|分公司|分行|支行|门店|网点|营业部|工厂)"
+)
 BARE_TOTAL_END = re.compile(r"\s*(?:[.,;:)(（）。，；：]|$)")
 
 
@@ -59,6 +75,9 @@ class CountMention:
     start: int
     end: int
     text: str
+    whole: bool = False  # the size of the whole set the question is over, not of the answer
+    explicit: bool = False  # stated as the answer's size in so many words (共有, 仅返回, a total of)
+    other: bool = False  # counts firms that are not companies (审验机构, 事务所)
 
 
 def _number_end(text: str, start: int, end: int) -> int | None:
@@ -80,21 +99,29 @@ def find_counts(text: str, skip: list[tuple[int, int]] | None = None) -> list[Co
             continue
         unit = COMPANY_UNIT.match(text, digits_end)
         chinese_unit = bool(unit) and unit.group().strip()[:1] in "家只个"
+        spelled_total = bool(EN_TOTAL_BEFORE.search(before))
+        whole_before = False
         if unit:
             end = unit.end()
             if chinese_unit:
-                total = bool(ZH_TOTAL_BEFORE.search(before))
+                total = spelled_total = bool(ZH_TOTAL_BEFORE.search(before))
             else:
-                total = bool(EN_TOTAL_BEFORE.search(before)) or not EN_WHOLE_BEFORE.search(before)
-        elif EN_TOTAL_BEFORE.search(before) and BARE_TOTAL_END.match(text, digits_end):
+                whole_before = bool(EN_WHOLE_BEFORE.search(before)) and not spelled_total
+                total = not whole_before
+        elif spelled_total and BARE_TOTAL_END.match(text, digits_end):
             end, total = digits_end, True  # "a total of 4."
         elif EN_TOTAL_AFTER.match(text, digits_end):
             end, total = EN_TOTAL_AFTER.match(text, digits_end).end(), True  # "4 in total"
+            spelled_total = True
         else:
             continue
-        if total and (WHOLE_AFTER.match(text, end) or _about_the_whole_set(text, q.start, end)):
-            total = False
-        found.append(CountMention(int(q.raw), total, q.start, end, text[q.start : end]))
+        whole = whole_before or bool(WHOLE_AFTER.match(text, end) or _about_the_whole_set(text, q.start, end))
+        total = total and not whole
+        explicit = not whole and (spelled_total or bool(SIZE_BEFORE.search(before)))
+        other = chinese_unit and bool(OTHER_NOUN.match(text, end))
+        found.append(
+            CountMention(int(q.raw), total, q.start, end, text[q.start : end], whole, explicit, other)
+        )
     return found
 
 

@@ -15,6 +15,8 @@ A_SHARE_CODE = re.compile(r"(?<![\d.])\d{6}(?!\d|\.\d|\s*(?:元|万|亿|股|人|
 BRACKET_TICKER = re.compile(r"\[([A-Z][A-Z.]{0,5})\]")
 # What may sit between two names of one enumeration: "A、B、C", "[A], [B] and [C]", "A, B 和 C".
 ENUMERATION_GAP = re.compile(r"^(?:[\s、,，/\[\]()（）]|and|和|及|与|以及)*$")
+# Where a sentence ends: Chinese and English stops and line breaks ("0.6667" has no space after the dot).
+SENTENCE_END = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,47 @@ def enumerations(text: str, mentions: list[Mention]) -> list[list[str]]:
             runs.append([m.symbol])
         previous = m
     return runs
+
+
+def _next_stop(text: str, pos: int) -> re.Match | None:
+    """The next sentence end from `pos`; the dot of "1. 601398" list numbering is none."""
+    while (stop := SENTENCE_END.search(text, pos)) is not None:
+        line_start = text.rfind("\n", 0, stop.start()) + 1
+        if stop.group() != "." or not re.fullmatch(r"\s*\d{1,2}", text[line_start : stop.start()]):
+            return stop
+        pos = stop.end()
+    return None
+
+
+def sentence_spans(text: str, mentions: list[Mention]) -> list[tuple[int, int]]:
+    """(start, end) of each sentence. A line ending in a colon runs on over the next lines that name a
+    company: "Top 3 companies:\n[GEN]: 85.81%\n[ARAY]: 40.25%" is one sentence, as is
+    "共有3家公司：\n1. 601398\n2. 002142"; a table of one company per line without one is many."""
+    spans, start = [], 0
+    while (stop := _next_stop(text, start)) is not None:
+        end = stop.start()
+        if stop.group() == "\n" and text[start:end].rstrip().endswith((":", "：")):
+            while end < len(text):
+                line_end = text.find("\n", end + 1)
+                line_end = len(text) if line_end < 0 else line_end
+                named = [m for m in mentions if end < m.start < line_end]
+                if not named or re.search(r"[:：]", text[end + 1 : named[0].start]):
+                    break  # a line naming no company, or a new heading ("Others: BBY")
+                end = line_end
+            spans.append((start, end))
+            start = end + 1
+            continue
+        spans.append((start, end))
+        start = stop.end()
+    spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if s < e]
+
+
+def by_sentence(text: str, mentions: list[Mention]) -> list[list[str]]:
+    """The symbols each sentence names, in order of mention: "股票代码601398，…；股票代码002142，…。"
+    names two companies in one sentence, a table names one per line."""
+    groups = [[m.symbol for m in mentions if s <= m.start < e] for s, e in sentence_spans(text, mentions)]
+    return [g for g in groups if g]
 
 
 def owner_at(position: int, mentions: list[Mention], keep: set[str]) -> str | None:

@@ -130,9 +130,16 @@ def select_items(items: list[DatasetItem], part: str, seed: int, limit: int | No
     return items
 
 
-def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge:
-    model = settings.model_for("judge") or ""
-    judge = AnswerJudge(cache=JudgeCache(out_dir / "judge_cache.sqlite"), model=model)
+def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge | None:
+    """The judge named by COLLATE_LM_JUDGE / --judge ("self": the model under test, tagged), or None:
+    with none, what the matcher cannot decide is reported undecided (issue 21: no model grades itself
+    unless asked to)."""
+    model = settings.judge_model()
+    if not model:
+        return None
+    judge = AnswerJudge(
+        cache=JudgeCache(out_dir / "judge_cache.sqlite"), model=model, self_judged=settings.self_judged()
+    )
     judge.set_lm(build_lm(settings.replace(temperature=0.0), "judge"))
     watch = current_watch()
     if watch is not None:  # its calls are counted as the judge's, apart from the program's stages
@@ -207,6 +214,7 @@ def evaluate_program(
         "variant": variant,
         "optimizer": "none",
         "dataset_hash": all_params["dataset_hash"],
+        "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
         **(tags or {}),
     }
     with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags=run_tags) as run:
@@ -246,6 +254,7 @@ def evaluate_program(
             "variant": variant,
             "run_id": run.run_id,
             "tracking_uri": tracking.tracking_uri(),
+            "inputs": run_inputs(all_params, settings),  # nested: no metric of its own
         }
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
         for report_path in write_reports(out_dir, answered, pdf_lookup):
@@ -261,6 +270,20 @@ def evaluate_program(
                 run.log_artifact(sidecar)
         run.log_program(program)
     return RunResult(summary, out_dir, run.run_id, answered)
+
+
+def run_inputs(params: dict, settings: Settings) -> dict:
+    """What re-scoring the run folder needs (python -m evaluate.score RUN_DIR): the dataset file, the
+    question selection and the models under test (so `--judge self` and self-judging can be told)."""
+    dataset = params.get("dataset")
+    return {
+        "dataset": str(Path(dataset).resolve()) if dataset else "",
+        "split": params.get("split", "all"),
+        "seed": params.get("seed", 0),
+        "limit": params.get("limit") or None,
+        "lm": settings.lm,
+        "models_under_test": settings.models_under_test(),
+    }
 
 
 def _question_scores(score: dict | None) -> dict:

@@ -5,7 +5,13 @@ its numbers (unit-aware: 14.3% == 0.143, 10600万元 == 1.06亿元, $4.85 billio
 its dates (2022年6月15日 == 2022-06-15 == 06-15) and, for questions asking for names of firms or
 methods, its quoted strings, and the totals it states (共有11家: an answer stating 22 beside the
 right codes is wrong). A wrong or missing key fact decides "incorrect"; every key fact found
-where it belongs decides "correct"; anything in between is undecided and goes to the LLM judge.
+where it belongs decides "correct"; anything in between is undecided, for a judge if one is named.
+
+Some answers are wrong whatever key facts they hold, because they do not commit to one answer or
+contradict themselves: one that hedges on a gold fact ("共有1家或2家或3家", "1.7935或3.2个百分点":
+evaluate/hedges.py), one naming no company where companies are asked for, one stuffed with
+candidates (8 named where 3 are asked: evaluate/company_check.py), and one whose count contradicts
+the companies it lists ("公司有15家，股票代码为" and seven codes: evaluate/count_claims.py).
 """
 
 from __future__ import annotations
@@ -14,25 +20,21 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evaluate.counts import find_counts
-from evaluate.entities import enumerations, find_mentions, ordered_symbols, owner_at
+from evaluate.answer_view import AnswerView
+from evaluate.company_check import check_companies
+from evaluate.count_claims import contradicted_claim
 from evaluate.gold_facts import GoldFacts, normalize_text, read_gold
-from evaluate.quantities import Quantity, find_dates, find_quantities, fold
+from evaluate.hedges import hedged_gold
+from evaluate.number_match import same_digits, same_number
+from evaluate.quantities import fold
 from evaluate.question_traits import QuestionTraits, read_question
 
 __all__ = ["GoldFacts", "MatchResult", "final_match", "read_gold"]
 
-REFUSAL = re.compile(
-    r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I
-)
 NO_COMPANY = re.compile(
     r"没有(?:任何)?(?:一家)?公司|无公司|均未|都没有|\bno compan|\bnone of the compan", re.I
 )
 NOTHING = re.compile(r"没有|无|\bno\b|\bnone\b|\bzero\b|零")
-UNSTATED_SCALES = (1e3, 1e4, 1e6, 1e8, 1e9)
-DISCRETE = {"count", "day", "person", "share", "month"}
-RELATIVE_TOLERANCE = 0.005  # numbers recomputed from slightly different inputs
-MAX_ROUNDING = 0.05  # an answer rounded to fewer digits may be off by half its last digit, up to 5%
 
 
 @dataclass(frozen=True)
@@ -54,100 +56,7 @@ class MatchResult:
         return cls(False, None, reason)
 
 
-def _compatible(gold_kind: str, answer_kind: str) -> bool:
-    return gold_kind == answer_kind or "none" in (gold_kind, answer_kind)
-
-
-def _readings(q: Quantity, gold: Quantity | None, growth_quirk: bool) -> list[tuple[float, float]]:
-    """(value, rounding allowance) readings of a number; gold percents may also be read as fractions."""
-    readings = [(q.value, q.half_ulp)]
-    if gold is None and q.kind == "percent" and growth_quirk:
-        readings.append((q.value * 100, q.half_ulp * 100))  # "-0.14%" printed for a fraction -0.14
-    if gold is not None and q.kind == "none" and gold.kind == "percent":
-        readings.append((q.value / 100, q.half_ulp / 100))  # 18.02 meaning 18.02%
-    return readings
-
-
-def _same_number(g: Quantity, a: Quantity, growth_quirk: bool, absolute: bool = False) -> bool:
-    if not _compatible(g.kind, a.kind):
-        return False
-    for gv, gu in _readings(g, None, growth_quirk):
-        for av, au in _readings(a, g, growth_quirk):
-            if absolute:
-                gv, av = abs(gv), abs(av)
-            rounding = 0.0 if g.kind in DISCRETE else gu  # 1天 is exactly one day, not 0.5..1.5
-            tolerance = max(rounding, min(au, MAX_ROUNDING * abs(gv)), RELATIVE_TOLERANCE * abs(gv))
-            if abs(gv - av) <= tolerance:
-                return True
-    return False
-
-
-def _same_digits(g: Quantity, a: Quantity) -> bool:
-    """The digits agree though the units do not (10600 vs 10600万元, or a bare number in 万元 or
-    millions): unclear, not wrong."""
-    if abs(g.raw - a.raw) <= max(RELATIVE_TOLERANCE * g.raw, 1e-9):
-        return True
-    if g.kind == "money" and a.kind == "none":
-        return any(
-            abs(g.value - a.value * scale) <= RELATIVE_TOLERANCE * abs(g.value) for scale in UNSTATED_SCALES
-        )
-    return False
-
-
-class _AnswerView:
-    def __init__(self, answer: str, symbols: Iterable[str] | None, gold_entities: list[str]):
-        self.text = fold(answer)
-        self.mentions = find_mentions(self.text, symbols)
-        self.entities = ordered_symbols(self.mentions)
-        self.dates = find_dates(self.text)
-        taken = [(m.start, m.end) for m in self.mentions] + [(d.start, d.end) for d in self.dates]
-        # "1. 601398" list numbering is not a number of the answer
-        numbering = [(m.start(), m.end()) for m in re.finditer(r"(?m)^\s*\d{1,2}[.)、]\s", self.text)]
-        self.quantities = find_quantities(self.text, taken + numbering)
-        self.counts = find_counts(self.text, taken + numbering)
-        self.keep = set(gold_entities)
-
-    def owner(self, position: int) -> str | None:
-        return owner_at(position, self.mentions, self.keep)
-
-
-def _check_entities(
-    traits: QuestionTraits, facts: GoldFacts, view: _AnswerView
-) -> tuple[str | None, str | None]:
-    """(wrong reason, unclear reason) about the companies named."""
-    gold, named = facts.entities, view.entities
-    if not gold:
-        return None, None
-    if not named:
-        if REFUSAL.search(view.text):
-            return "the answer declines to name companies", None
-        return None, "the answer names no codes or tickers (names only?)"
-    missing = [s for s in gold if s not in named]
-    if missing:
-        return f"missing {', '.join(missing)}", None
-    ranked = traits.ranking and not traits.ties and len(gold) > 1
-    extra = [s for s in named if s not in gold]
-    if not extra:
-        order = [s for s in named if s in gold]
-        if ranked and order != gold:
-            return f"order {order} differs from gold {gold}", None
-        return None, None
-    # Other companies are named too: judge by the lists the answer gives, since an answer may
-    # first tabulate every company and then conclude.
-    gold_set = set(gold)
-    runs = enumerations(view.text, view.mentions)
-    exact = [run for run in runs if set(run) == gold_set]
-    if exact:
-        if ranked and not any(list(dict.fromkeys(run)) == gold for run in exact):
-            return f"order {list(dict.fromkeys(exact[0]))} differs from gold {gold}", None
-        return None, None
-    wider = [run for run in runs if gold_set < set(run)]
-    if wider:
-        return f"lists {', '.join(sorted(set(wider[0]) - gold_set))} beside the gold companies", None
-    return None, f"also names {', '.join(extra)}"
-
-
-def _check_counts(facts: GoldFacts, view: _AnswerView) -> tuple[str | None, str | None]:
+def _check_counts(facts: GoldFacts, view: AnswerView) -> tuple[str | None, str | None]:
     """(wrong reason, unclear reason) about the totals the answer states against the gold's.
 
     Fine when the answer states every gold total as a total (or their sum: 12 for "组合A共有8家…
@@ -194,12 +103,12 @@ def _assign(edges: list[list[int]]) -> list[int | None]:
 
 
 def _check_numbers(
-    traits: QuestionTraits, facts: GoldFacts, view: _AnswerView
+    traits: QuestionTraits, facts: GoldFacts, view: AnswerView
 ) -> tuple[str | None, str | None]:
     unclear = None
     per_company = len(facts.entities) > 1 and not traits.ties  # within a tie, any order is right
     strong = [
-        [i for i, a in enumerate(view.quantities) if _same_number(g, a, traits.growth_quirk)]
+        [i for i, a in enumerate(view.quantities) if same_number(g, a, traits.growth_quirk)]
         for g, _ in facts.quantities
     ]
     placed = [
@@ -214,7 +123,7 @@ def _check_numbers(
             unclear = unclear or f"{g.text} found but not next to {owner}, or used for another number"
             continue
         weak = any(
-            _same_digits(g, a) or _same_number(g, a, traits.growth_quirk, absolute=True)
+            same_digits(g, a) or same_number(g, a, traits.growth_quirk, absolute=True)
             for a in view.quantities
         )
         if g.value == 0 and NOTHING.search(view.text):
@@ -251,7 +160,7 @@ def final_match(
         return MatchResult.wrong("empty answer")
     traits = read_question(question)
     facts = read_gold(traits, question, gold_answer, symbols)
-    view = _AnswerView(model_answer, symbols, facts.entities)
+    view = AnswerView(model_answer, symbols, facts.entities)
     if not (facts.entities or facts.quantities or facts.dates or facts.strings):
         if NO_COMPANY.search(fold(gold_answer)):  # "没有公司更换会计事务所": the answer is the empty list
             if view.entities:
@@ -261,9 +170,17 @@ def final_match(
             if NO_COMPANY.search(view.text):
                 return MatchResult.right("both say no company qualifies")
         return MatchResult.undecided("the gold answer has no codes, numbers or dates to check")
-    wrong_e, unclear_e = _check_entities(traits, facts, view)
+    hedge = hedged_gold(facts, view, traits.growth_quirk)
+    if hedge:
+        return MatchResult.wrong(hedge)
+    wrong_e, unclear_e = check_companies(traits, facts, view)
     if wrong_e:
         return MatchResult.wrong(wrong_e)
+    claim = contradicted_claim(
+        view.text, view.counts, view.mentions, view.runs, traits.asks_companies and bool(facts.entities)
+    )
+    if claim:
+        return MatchResult.wrong(claim)
     wrong_c, unclear_c = _check_counts(facts, view)
     if wrong_c:
         return MatchResult.wrong(wrong_c)

@@ -76,6 +76,8 @@ def read_gold(traits: QuestionTraits, question: str, gold: str, symbols: Iterabl
             strings += [
                 normalize_text(item) for item in re.split(r"\s*[、,]\s*", m.group()) if normalize_text(item)
             ]
+    asked = normalize_text(question)  # "四大会计师事务所" restated from the question is no finding
+    strings = [item for item in strings if item not in asked]
     return GoldFacts(
         entities=entities,
         quantities=quantities,

@@ -2,6 +2,9 @@
 
 The cache is a small SQLite file keyed by (question, gold, answer, judge model): re-scoring a run,
 or scoring two runs that share answers, never pays for the same verdict twice.
+
+A judge exists only when one is named (programs/runtime/settings.py judge_model); `self_judged` says
+it is a model under test, which every report then states beside the figures.
 """
 
 from __future__ import annotations
@@ -61,12 +64,13 @@ class JudgeCache:
 class AnswerJudge(dspy.Module):
     """Judge one answer against the gold; the LM is the configured one or `set_lm(...)`'s."""
 
-    def __init__(self, cache: JudgeCache | None = None, model: str = ""):
+    def __init__(self, cache: JudgeCache | None = None, model: str = "", self_judged: bool = False):
         super().__init__()
         # temperature 0: a verdict must be reproducible
         self.judge = dspy.Predict(JudgeAnswer, temperature=0.0)
         self.cache = cache
         self.model = model
+        self.self_judged = self_judged  # the model under test grades its own answers
 
     def _cached(
         self, question: str, gold_answer: str, model_answer: str

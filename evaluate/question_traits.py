@@ -27,6 +27,12 @@ ASKS_TEXT = re.compile(
     r"审验机构(?:是|名称|及)|哪家(?!公司)|名称|名字|姓名|地址(?!在|发生|变更|变化|的公司)|从哪里|哪些方面|内容|方式|\bnames?\b|address",
     re.I,
 )
+# Asks which companies: codes, tickers, "哪些公司", "最高的三家公司", "which companies", "identify the top three".
+ASKS_COMPANIES = re.compile(
+    r"代码|哪些公司|哪家公司|哪几家|是哪些|有哪些|[几一二两三四五六七八九十\d]+家(?:上市)?公司|找出.{0,40}公司|"
+    r"symbols?|tickers?|which\s+(?:\w+\s+)?compan|identify\s+the",
+    re.I,
+)
 GROWTH = re.compile(r"增长|变化|增速")
 ASKS_MONTH = re.compile(r"哪个月|哪一个月|which month", re.I)
 ASKS_DATE = re.compile(r"哪个日期|哪一天|什么日期|哪天|which (?:date|day)|what date", re.I)
@@ -40,6 +46,7 @@ class QuestionTraits:
     asks_month: bool  # "哪个月份": the month is the answer even when nothing else is asked
     asks_date: bool
     asks_text: bool  # names, addresses, firms or methods: text the matcher cannot fully check
+    asks_companies: bool  # which companies (codes, tickers): an answer naming none is wrong
     growth_quirk: bool  # A-share growth: the gold prints fractions with "%" ("-0.14%" means -14%)
     numbers: frozenset[
         tuple[float, str]
@@ -58,6 +65,7 @@ def read_question(question: str) -> QuestionTraits:
         asks_month=bool(ASKS_MONTH.search(text)),
         asks_date=bool(ASKS_DATE.search(text)),
         asks_text=bool(ASKS_TEXT.search(text)),
+        asks_companies=bool(ASKS_COMPANIES.search(text)),
         growth_quirk=chinese and bool(GROWTH.search(text)),
         numbers=numbers,
     )

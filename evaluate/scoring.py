@@ -1,17 +1,21 @@
 """Score saved answers against a MuDABench-format dataset; no program and, for what the matcher
 decides, no LM.
 
-    python -m evaluate.score --dataset DS.json --predictions PRED.json [--judge MODEL] [--records REC.json] --json
+    python -m evaluate.score RUN_DIR [--split test --seed 0] [--dataset DS] [--judge MODEL] [--verbose]
+    python -m evaluate.score --dataset DS.json --predictions PRED.json [--records REC.json] --json
 
 PRED.json: a list of {question_id, model_answer}, optionally with `facts` ({doc_id: {value_key:
 value}}) or `records` (the program's rows, `id` attached) per question for process accuracy, and
 `error` (the question failed). REC.json (optional): the same facts or records kept apart, as
-{question_id: facts-or-records}.
+{question_id: facts-or-records}. A run folder's files are read by evaluate/run_reading.py.
 
-Every question of the dataset counts: one without a prediction, with an empty answer or a failed
-one is unanswered, and unanswered counts as wrong in the headline `final_accuracy`. Beside it,
-`final_accuracy_answered` is the settled-only figure over the answered questions, and `coverage`
-says how many were answered: a partial run never scores perfect.
+Every question of the dataset counts, and only a correct answer scores: the headline
+`final_accuracy` is correct answers over all questions, so an undecided answer (the matcher could not
+decide and no judge was named), a missing, empty or failed one all count as not correct. Beside it,
+`final_accuracy_decided` is the accuracy over the decided answers, `undecided` how many were left
+undecided, and `coverage` how many were answered: a partial run never scores perfect.
+
+There is no judge unless one is named; one that is the model under test is reported as self-judged.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import logging
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from evaluate.final_match import final_match
@@ -28,7 +31,7 @@ from evaluate.judge import AnswerJudge
 from evaluate.metrics import full_correct
 from evaluate.process import aggregate, records_to_facts, score_question
 from programs.runtime.settings import Settings, build_lm
-from retrievers.dataset import DatasetItem, dataset_hash, read_json_file
+from retrievers.dataset import DatasetItem, dataset_hash
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,8 @@ class ScoreReport:
     process_macro: dict | None = None
     process_micro: dict | None = None
     question_ids: list[str] = field(default_factory=list)  # every question of the dataset, in order
+    judge: str = ""  # the judge's model, "" when none was named
+    self_judged: bool = False  # the judge is a model under test
 
     def as_dict(self) -> dict:
         scored = {q.question_id for q in self.per_question}
@@ -70,18 +75,18 @@ class ScoreReport:
         correct = sum(q.correct is True for q in self.per_question)
         settled = len(by["matcher"]) + len(by["judge"])
         answered = settled + len(by["undecided"])
-        counted = n - len(by["undecided"])  # settled answers plus every unanswered question
         report: dict[str, Any] = {
-            # headline: unanswered questions (missing, empty, failed) count as wrong; undecided are left out
-            "final_accuracy": correct / counted if counted else 0.0,
-            "final_accuracy_answered": correct / settled
-            if settled
-            else 0.0,  # settled-only, answered questions
-            "final_accuracy_undecided_as_wrong": correct / n if n else 0.0,  # the conservative figure
+            # headline: only a correct answer scores; undecided and unanswered count as not correct
+            "final_accuracy": correct / n if n else 0.0,
+            "final_accuracy_decided": correct / settled if settled else 0.0,  # over the decided answers
+            # the same two figures under the names earlier runs logged them with (MLflow comparisons)
+            "final_accuracy_answered": correct / settled if settled else 0.0,
+            "final_accuracy_undecided_as_wrong": correct / n if n else 0.0,
             "n": n,
             "answered": answered,
             "coverage": answered / n if n else 0.0,
             "correct": correct,
+            "settled": settled,
             "decided": len(by["matcher"]),
             "judged": len(by["judge"]),
             "undecided": len(by["undecided"]),
@@ -92,6 +97,8 @@ class ScoreReport:
             "empty_ids": by["empty"],
             "failed_ids": by["failed"],
             "dataset_hash": self.dataset_hash,
+            "judge": self.judge,
+            "self_judged": self.self_judged,
         }
         if self.process_macro is not None:
             fulls = [q.full for q in self.per_question if q.full is not None]
@@ -108,18 +115,34 @@ def _some(ids: list[str]) -> str:
 
 
 def headline(report: dict) -> str:
-    """Two lines: the headline accuracy with coverage, then the settled-only figure over the answered."""
+    """Three lines: the headline accuracy with coverage; who judged (none, a model, or the model under
+    test); the decided, undecided and unanswered counts with the accuracy over the decided."""
     n, undecided = report["n"], report["undecided"]
     settled = report["decided"] + report["judged"]
+    unanswered = n - report["answered"]
     return (
-        f"final accuracy {report['final_accuracy']:.3f} over {n - undecided} of {n} questions "
-        f"({n - report['answered']} unanswered counted wrong, {undecided} undecided left out); "
-        f"coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
-        f"settled-only final accuracy {report['final_accuracy_answered']:.3f} over the {settled} settled of "
-        f"{report['answered']} answered ({report['decided']} by the matcher, {report['judged']} by the judge, "
-        f"{undecided} undecided); {report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong "
-        f"too, n={n}"
+        f"final accuracy {report['final_accuracy']:.3f}: {report['correct']} of {n} correct (undecided and "
+        f"unanswered count as not correct); coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
+        + judge_line(report)
+        + f"\ndecided {settled} ({report['decided']} by the matcher, {report['judged']} by the judge), accuracy "
+        f"over the decided {report['final_accuracy_decided']:.3f}; {undecided} undecided; "
+        f"{unanswered} unanswered counted wrong"
     )
+
+
+def judge_line(report: dict) -> str:
+    judge = report.get("judge") or ""
+    if not judge:
+        return (
+            "judge: none (what the matcher cannot decide stays undecided; name one with --judge MODEL "
+            "or COLLATE_LM_JUDGE)"
+        )
+    if report.get("self_judged"):
+        return (
+            f"judge: {judge}, the model under test: SELF-JUDGED, its {report['judged']} verdicts grade "
+            "its own answers (name another model with --judge for independent verdicts)"
+        )
+    return f"judge: {judge}"
 
 
 def unanswered_warnings(report: dict, listed: str = "--json lists them all") -> list[str]:
@@ -143,7 +166,7 @@ def unanswered_warnings(report: dict, listed: str = "--json lists them all") -> 
     return lines
 
 
-def _as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
+def as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
     if isinstance(value, list):
         if not all(isinstance(r, Mapping) for r in value):
             raise InputError(f"{where}: records must be a list of objects with an `id` key")
@@ -153,25 +176,6 @@ def _as_facts(value: Any, where: str) -> dict[str, dict[str, Any]]:
     raise InputError(
         f"{where}: facts must be {{doc_id: {{value_key: value}}}} or a list of records with `id`"
     )
-
-
-def load_predictions(path: str | Path) -> list[dict]:
-    path = Path(path)
-    raw = read_json_file(
-        path,
-        InputError,
-        missing="no such predictions file; pass a JSON list of {question_id, model_answer}",
-        expected="a list of {question_id, model_answer}",
-    )
-    if not isinstance(raw, list):
-        raise InputError(
-            f"{path}: expected a JSON list of {{question_id, model_answer}}, got {type(raw).__name__}"
-        )
-    for i, entry in enumerate(raw):
-        if not isinstance(entry, Mapping) or "question_id" not in entry or "model_answer" not in entry:
-            raise InputError(f"{path} item {i}: each prediction needs question_id and model_answer")
-    check_predictions(raw, str(path))
-    return raw
 
 
 def check_predictions(predictions: list[dict], where: str = "the predictions") -> None:
@@ -189,24 +193,6 @@ def check_predictions(predictions: list[dict], where: str = "the predictions") -
             f"{where}: question id {qid} appears {k} times{more}; keep one answer per question "
             "(remove the repeats) and score again"
         )
-
-
-def load_records(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """REC.json: {question_id: facts or records} or a list of {question_id, facts|records}."""
-    path = Path(path)
-    raw = read_json_file(
-        path,
-        InputError,
-        missing="no such records file; pass {question_id: {doc_id: {value_key: value}}}",
-        expected="{question_id: facts-or-records}",
-    )
-    if isinstance(raw, list):
-        raw = {
-            str(e.get("question_id")): e.get("facts", e.get("records")) for e in raw if isinstance(e, Mapping)
-        }
-    if not isinstance(raw, Mapping):
-        raise InputError(f"{path}: expected {{question_id: facts-or-records}}")
-    return {str(qid): _as_facts(v, f"{path} [{qid}]") for qid, v in raw.items() if v is not None}
 
 
 def _judge(judge: AnswerJudge, item: DatasetItem, answer: str) -> tuple[bool | None, str, str]:
@@ -252,11 +238,16 @@ def score_items(
         extra = p.get("facts", p.get("records"))
         if extra is not None:
             try:
-                facts_by_question[p["question_id"]] = _as_facts(extra, f"prediction {p['question_id']}")
+                facts_by_question[p["question_id"]] = as_facts(extra, f"prediction {p['question_id']}")
             except InputError as e:  # one malformed record list never sinks the scoring of the rest
                 logger.warning("%s; its process accuracy counts every cell wrong", e)
                 facts_by_question[p["question_id"]] = {}
-    report = ScoreReport(dataset_hash=dataset_hash(items), question_ids=list(by_id))
+    report = ScoreReport(
+        dataset_hash=dataset_hash(items),
+        question_ids=list(by_id),
+        judge=judge.model if judge is not None else "",
+        self_judged=bool(judge is not None and judge.self_judged),
+    )
     processes = []
     for p in predictions:
         qid = p["question_id"]

@@ -13,9 +13,12 @@ from dataclasses import dataclass, fields
 import dspy  # noqa: E402
 
 from programs.runtime.env_flags import parse_flag  # noqa: E402
-from programs.runtime.stages import STAGES  # noqa: E402
+from programs.runtime.stages import ANALYST_STAGES, STAGES  # noqa: E402
 
 ENV_PREFIX = "COLLATE_"
+# COLLATE_LM_JUDGE=self / --judge self: the model under test judges its own answers, asked for in so
+# many words (the run is then tagged self_judged). Unset, there is no judge: no model grades itself.
+SELF_JUDGE = "self"
 
 
 NO_LM_MESSAGE = (
@@ -190,7 +193,26 @@ class Settings:
             return self.lm
         if stage not in STAGES:
             raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
+        if stage == "judge":
+            return self.judge_model()
         return getattr(self, STAGES[stage][0]) or self.lm
+
+    def judge_model(self) -> str | None:
+        """The judge's model: only the one named (COLLATE_LM_JUDGE, --judge), never COLLATE_LM by default.
+        Why: a fake model judging its own answers passed "fake answer 658" (issue 21). "self" names
+        the model under test."""
+        if self.lm_judge == SELF_JUDGE:
+            return self.lm
+        return self.lm_judge or None
+
+    def models_under_test(self) -> list[str]:
+        """The models the program's stages use (COLLATE_LM and the per-stage overrides)."""
+        return sorted({m for m in (self.model_for(stage) for stage in ANALYST_STAGES) if m})
+
+    def self_judged(self) -> bool:
+        """The judge is a model under test: its verdicts grade its own answers."""
+        judge = self.judge_model()
+        return bool(judge) and judge in self.models_under_test()
 
     def max_tokens_for(self, stage: str | None) -> int:
         """The output-token limit of a stage: its own max_tokens_<stage>, else max_tokens."""

