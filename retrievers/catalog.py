@@ -16,6 +16,7 @@ from pathlib import Path
 
 from retrievers.doc_ids import folder_clash, id_problem
 from retrievers.textfile import EncodingProblem, read_text
+from retrievers.years import fiscal_year
 from signatures.types import IDENTITY_FIELDS, Document, Restriction
 
 CATALOG_FILE = "catalog.sqlite"
@@ -32,7 +33,7 @@ class Catalog:
     def __init__(self, documents: list[Document]):
         self._docs: dict[str, Document] = {}
         for doc in documents:
-            self._docs.setdefault(doc.id, doc)  # first row of an id wins: dataset rows repeat documents
+            self._docs.setdefault(doc.id, doc)  # load() lets an id repeat only as the same document
 
     def __deepcopy__(self, memo):
         return self  # read-only once loaded: every copy of a program (DSPy optimizers copy) shares it
@@ -58,10 +59,10 @@ class Catalog:
         elif suffix == ".jsonl":
             rows = _jsonl_rows(path, text)
         else:
-            rows = list(csv.DictReader(io.StringIO(text, newline="")))
+            rows = _csv_rows(text)
         if not rows:
             raise CatalogError(f"{path} lists no documents")
-        catalog = cls([_document(row, f"{path.name} row {i + 1}") for i, row in enumerate(rows)])
+        catalog = cls(_distinct_documents(path.name, rows))
         clash = folder_clash([d.id for d in catalog.documents()])
         if clash:
             raise CatalogError(
@@ -172,7 +173,7 @@ def _counts(field: str, docs: list[Document]) -> dict:
     return dict(Counter(getattr(d, field) for d in docs).most_common())
 
 
-def _dataset_rows(path: Path, text: str) -> list[dict]:
+def _dataset_rows(path: Path, text: str) -> list[tuple[str, dict]]:
     try:
         items = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -185,13 +186,13 @@ def _dataset_rows(path: Path, text: str) -> list[dict]:
         )
     # Only the metadata a system may see; value_* gold fields and schema are never read.
     return [
-        {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")}
-        for i in items
-        for row in i["metadata"]
+        (f"item {i + 1} metadata row {j + 1}", {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")})
+        for i, item in enumerate(items)
+        for j, row in enumerate(item["metadata"])
     ]
 
 
-def _jsonl_rows(path: Path, text: str) -> list[dict]:
+def _jsonl_rows(path: Path, text: str) -> list[tuple[str, dict]]:
     rows = []
     for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
@@ -201,8 +202,43 @@ def _jsonl_rows(path: Path, text: str) -> list[dict]:
                 raise CatalogError(f"{path} line {n} is not JSON ({exc}): one object per line") from exc
             if not isinstance(row, dict):
                 raise CatalogError(f'{path} line {n} is not a JSON object: one {{"id": ...}} object per line')
-            rows.append(row)
+            rows.append((f"line {n}", row))
     return rows
+
+
+def _csv_rows(text: str) -> list[tuple[str, dict]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    return [(f"line {reader.line_num}", row) for row in reader]  # line_num: where the row ends
+
+
+# What two rows of one id may not disagree on, and how a message names each field's values.
+_CLASHES = {
+    "symbol": "companies",
+    "year": "years",
+    "doctype": "document types",
+    "language": "languages",
+    "path": "files",
+}
+
+
+def _distinct_documents(name: str, rows: list[tuple[str, dict]]) -> list[Document]:
+    """One Document per id. A dataset lists a document once per question that uses it, so an id may
+    repeat with the same row; one id for two different documents would silently drop one of them."""
+    first: dict[str, tuple[str, Document]] = {}
+    for place, row in rows:
+        doc = _document(row, f"{name} {place}")
+        if doc.id not in first:
+            first[doc.id] = (place, doc)
+            continue
+        earlier_place, earlier = first[doc.id]
+        for field, noun in _CLASHES.items():
+            a, b = getattr(earlier, field), getattr(doc, field)
+            if a != b:
+                raise CatalogError(
+                    f"{name} {place}: id {doc.id!r} is given twice with different {noun} ({a}, {b}), "
+                    f"first on {earlier_place}: give each document its own id"
+                )
+    return [doc for _, doc in first.values()]
 
 
 def _document(row: dict, where: str) -> Document:
@@ -212,11 +248,9 @@ def _document(row: dict, where: str) -> Document:
             f"{where} lacks {', '.join(missing)}: every document needs id, symbol, year, doctype"
         )
     try:
-        year = int(row["year"])
-    except (TypeError, ValueError):
-        raise CatalogError(
-            f"{where}: year {row['year']!r} is not a number (give the fiscal year, e.g. 2022)"
-        ) from None
+        year = fiscal_year(row["year"])
+    except ValueError as exc:
+        raise CatalogError(f"{where}: {exc}") from None
     doctype = str(row["doctype"]).strip()
     symbol = str(row["symbol"]).strip()
     if symbol.isdigit() and doctype.startswith("A股"):
