@@ -186,7 +186,10 @@ def _dataset_rows(path: Path, text: str) -> list[tuple[str, dict]]:
         )
     # Only the metadata a system may see; value_* gold fields and schema are never read.
     return [
-        (f"item {i + 1} metadata row {j + 1}", {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")})
+        (
+            f"item {i + 1} metadata row {j + 1}",
+            {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")},
+        )
         for i, item in enumerate(items)
         for j, row in enumerate(item["metadata"])
     ]

@@ -35,9 +35,7 @@ def fiscal_year(value: object) -> int:
             raise ValueError(f"year {shown} is not a whole number ({_FIX})")
         value = int(value)
     if not FIRST_YEAR <= value <= LAST_YEAR:
-        raise ValueError(
-            f"year {shown} is not a fiscal year ({_FIX}; between {FIRST_YEAR} and {LAST_YEAR})"
-        )
+        raise ValueError(f"year {shown} is not a fiscal year ({_FIX}; between {FIRST_YEAR} and {LAST_YEAR})")
     return value
 
 

@@ -132,10 +132,10 @@ def test_one_id_given_for_two_companies_is_refused_naming_both_lines(tmp_path):
 
 def test_one_id_given_for_two_years_is_refused_in_a_csv_with_its_line(tmp_path):
     path = tmp_path / "c.csv"
-    path.write_text(
-        "id,symbol,year,doctype\nx,AAA,2021,A股年报\nx,AAA,2022,A股年报\n", encoding="utf-8"
-    )
-    with pytest.raises(CatalogError, match=r"c\.csv line 3: id 'x' is given twice with different years \(2021, 2022\)"):
+    path.write_text("id,symbol,year,doctype\nx,AAA,2021,A股年报\nx,AAA,2022,A股年报\n", encoding="utf-8")
+    with pytest.raises(
+        CatalogError, match=r"c\.csv line 3: id 'x' is given twice with different years \(2021, 2022\)"
+    ):
         Catalog.load(path)
 
 
