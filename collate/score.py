@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         items = load_dataset(args.dataset)
         predictions = load_predictions(args.predictions)
+        predictions = _without_skipped(predictions, items.skipped)
         records = load_records(args.records) if args.records else None
         judge = None
         if args.judge:
@@ -71,6 +72,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"process macro {report['process_macro']}  micro {report['process_micro']}  full {report['full_accuracy']:.3f}"
             )
     return 0
+
+
+def _without_skipped(predictions: list[dict], skipped: dict[str, str]) -> list[dict]:
+    """Answers to questions the dataset loader skipped (blank text) are left out, and said so: scoring
+    them would judge an answer to no question."""
+    left_out = [str(p["question_id"]) for p in predictions if str(p["question_id"]) in skipped]
+    if left_out:
+        print(
+            f"warning: not scored: {len(left_out)} answer{'' if len(left_out) == 1 else 's'} to a blank "
+            f"question ({', '.join(left_out[:10])}{', ...' if len(left_out) > 10 else ''}); "
+            "write the question in the dataset to score it",
+            file=sys.stderr,
+        )
+    return [p for p in predictions if str(p["question_id"]) not in skipped]
 
 
 if __name__ == "__main__":
