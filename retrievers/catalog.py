@@ -8,8 +8,10 @@ hundreds of documents), so queries are plain Python and safe from any thread.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -89,11 +91,25 @@ class Catalog:
         return cls([Document(**dict(zip(_COLUMNS, row, strict=True))) for row in rows])
 
     def save(self, index_dir: str | Path) -> Path:
+        """Write the catalog aside (same folder), then rename it over the old one: readers never see half
+        a catalog, and a failed save (a full disk) leaves the old one whole and no temp file. Raises
+        OSError, ENOSPC for a full disk, naming the catalog file."""
         db = Path(index_dir) / CATALOG_FILE
         db.parent.mkdir(parents=True, exist_ok=True)
         tmp = db.with_suffix(".tmp")
-        tmp.unlink(missing_ok=True)
-        conn = sqlite3.connect(tmp)
+        leftovers = (tmp, tmp.with_name(tmp.name + "-journal"))  # sqlite's rollback journal beside it
+        try:
+            tmp.unlink(missing_ok=True)
+            self._write(tmp)
+            tmp.replace(db)
+        except (sqlite3.Error, OSError) as exc:
+            for leftover in leftovers:
+                leftover.unlink(missing_ok=True)
+            raise _os_error(exc, db) from exc
+        return db
+
+    def _write(self, path: Path) -> None:
+        conn = sqlite3.connect(path)
         try:
             conn.execute(
                 "CREATE TABLE documents (id TEXT PRIMARY KEY, symbol TEXT NOT NULL, year INTEGER NOT NULL, "
@@ -106,8 +122,6 @@ class Catalog:
             conn.commit()
         finally:
             conn.close()
-        tmp.replace(db)  # readers never see a half-written catalog
-        return db
 
     # ---- queries --------------------------------------------------------------------------
     def documents(self) -> list[Document]:
@@ -167,6 +181,20 @@ class Catalog:
         shown = ", ".join(symbols[:40]) + (f", ... ({len(symbols)} in all)" if len(symbols) > 40 else "")
         lines.append(f"symbols: {shown}")
         return "\n".join(lines)
+
+
+_SQLITE_FULL = 13  # sqlite's primary result code for "database or disk is full"
+
+
+def _os_error(exc: Exception, db: Path) -> OSError:
+    """What a failed save raises: an OSError naming the catalog, ENOSPC for a full disk (sqlite reports
+    it as its own OperationalError, which a command's OSError handler would not catch)."""
+    if isinstance(exc, OSError):
+        return exc if exc.filename else OSError(exc.errno, exc.strerror or str(exc), str(db))
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF == _SQLITE_FULL or "disk is full" in str(exc):
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(db))
+    return OSError(errno.EIO, f"cannot write the catalog ({exc})", str(db))
 
 
 def _counts(field: str, docs: list[Document]) -> dict:

@@ -7,6 +7,7 @@ What a worker process (or a Ray task, retrievers.building.ray) runs; the collect
 from __future__ import annotations
 
 import ctypes
+import errno
 import logging
 import shutil
 import time
@@ -166,12 +167,26 @@ def build_document(job: Job) -> DocResult:
     except ParseError as exc:
         result.kind, result.message, result.fix = exc.kind, exc.message, exc.fix
     except Exception as exc:  # one broken document must not sink the build
-        result.kind, result.message = "error", f"{type(exc).__name__}: {exc}"
-        result.fix = "report this with the file; the rest of the collection was indexed"
+        result.kind, result.message, result.fix = _failure(exc, out)
     finally:
         result.seconds = time.perf_counter() - start
         _release_memory()
     return result
+
+
+def _failure(exc: Exception, folder: Path) -> tuple[str, str, str]:
+    """(kind, message, fix) of an unexpected error: a full disk is the user's to fix, not a bug to report."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return (
+            "disk full",
+            f"no space left on the disk of the index while writing {exc.filename or folder}",
+            "free space and rerun (its previous index, if any, is kept)",
+        )
+    return (
+        "error",
+        f"{type(exc).__name__}: {exc}",
+        "report this with the file; the rest of the collection was indexed",
+    )
 
 
 def _release_memory() -> None:
