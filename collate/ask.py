@@ -83,6 +83,8 @@ def dataset_scope(path: str, question_id: str | None) -> tuple[str, list[str]]:
         if item.question_id == question_id:
             public = strip_gold(item)
             return public.question, public.doc_ids
+    if question_id in items.skipped:  # the loader left it out: say why rather than "not in"
+        raise BadInput(f"question {question_id} in {path} is blank: write its question in the dataset")
     raise BadInput(
         f"question_id {question_id!r} is not in {path}; list ids with: jq '.[].question_id' {path}"
     )

@@ -9,6 +9,7 @@ Exit codes (collate.errors.Exit): 0 every document indexed; 1 some failed (named
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -139,6 +140,13 @@ def _main(argv: list[str] | None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return Exit.LOCKED
     except OSError as exc:  # the index folder itself (each document's own errors are in its result)
+        if exc.errno == errno.ENOSPC:  # each document's index is swapped in whole, the catalog saved aside
+            print(
+                f"error: no space left on the disk of {args.index} (writing {exc.filename or args.index}): "
+                "free space and rerun (nothing indexed was lost)",
+                file=sys.stderr,
+            )
+            return Exit.BAD_INPUT
         print(
             f"error: cannot write the index {args.index} ({exc.strerror or exc}: {exc.filename or args.index}): "
             "give a folder you can write to, on a disk with free space",

@@ -74,7 +74,8 @@ def main(argv=None) -> int:
             not settings.fact_store
         ):  # a run keeps its own facts (never scored on another run's), logged with it
             settings = settings.replace(fact_store=str(out_dir / "facts.sqlite"))
-        items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
+        dataset = load_dataset(args.dataset)
+        items = select_items(dataset, args.split, args.seed, args.limit)
         store = open_store(args.index)
         check_coverage(items, store, args.dataset, args.index)
         program = build_variant(args.program, settings, store, out_dir)
@@ -106,6 +107,7 @@ def main(argv=None) -> int:
         program_file=program_file,
         tags=variant_tags(args.program, origin),
         pdf_lookup=getattr(store, "pdf_path", None),
+        skipped=dataset.skipped,
     )
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):

@@ -69,9 +69,10 @@ def _saved(args) -> SavedRun:
     return read_run(args.run or args.predictions)
 
 
-def _questions(args, saved: SavedRun) -> tuple[list, list[str]]:
-    """The questions to score and notes on how they were chosen; answers to other questions are left
-    out when the choice is a part of the dataset (a run over all, scored on its test part)."""
+def _questions(args, saved: SavedRun) -> tuple[list, list[str], dict[str, str]]:
+    """The questions to score, notes on how they were chosen, and the questions the loader skipped (blank
+    text); answers to other questions are left out when the choice is a part of the dataset (a run over
+    all, scored on its test part)."""
     inputs = saved.inputs
     dataset = args.dataset or inputs.get("dataset")
     if not dataset:
@@ -83,7 +84,8 @@ def _questions(args, saved: SavedRun) -> tuple[list, list[str]]:
     seed = args.seed if args.seed is not None else int(inputs.get("seed") or 0)
     own_choice = args.split is None and args.seed is None
     limit = args.limit if args.limit is not None else (inputs.get("limit") if own_choice else None)
-    items = select_questions(load_dataset(dataset), part, seed, limit)
+    loaded = load_dataset(dataset)
+    items = select_questions(loaded, part, seed, limit)
     notes = [
         f"questions: {len(items)} of {dataset} (split {part}, seed {seed}{f', first {limit}' if limit else ''})"
     ]
@@ -101,7 +103,7 @@ def _questions(args, saved: SavedRun) -> tuple[list, list[str]]:
             notes.append(f"left out {len(outside)} answers to questions outside split {part}")
         if not saved.predictions:
             raise InputError(f"none of the answers in {saved.source} is to a question of split {part}")
-    return items, notes
+    return items, notes, getattr(loaded, "skipped", {})
 
 
 def _judge(args, saved: SavedRun) -> AnswerJudge | None:
@@ -128,10 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         return args
     try:
         saved = _saved(args)
-        items, notes = _questions(args, saved)
+        items, notes, skipped = _questions(args, saved)
+        predictions = _without_skipped(saved.predictions, skipped)
         records = load_records(args.records) if args.records else None
         judge = _judge(args, saved)
-        report = score_items(items, saved.predictions, judge=judge, records=records).as_dict()
+        report = score_items(items, predictions, judge=judge, records=records).as_dict()
     except (DatasetError, ValueError) as e:  # InputError, and a COLLATE_* setting out of range
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -147,6 +150,20 @@ def main(argv: list[str] | None = None) -> int:
         print(notes[0])
         print(text_report(report, str(saved.source), args.verbose))
     return 0
+
+
+def _without_skipped(predictions: list[dict], skipped: dict[str, str]) -> list[dict]:
+    """Answers to questions the dataset loader skipped (blank text) are left out, and said so: scoring
+    them would judge an answer to no question."""
+    left_out = [str(p["question_id"]) for p in predictions if str(p["question_id"]) in skipped]
+    if left_out:
+        print(
+            f"warning: not scored: {len(left_out)} answer{'' if len(left_out) == 1 else 's'} to a blank "
+            f"question ({', '.join(left_out[:10])}{', ...' if len(left_out) > 10 else ''}); "
+            "write the question in the dataset to score it",
+            file=sys.stderr,
+        )
+    return [p for p in predictions if str(p["question_id"]) not in skipped]
 
 
 if __name__ == "__main__":

@@ -198,8 +198,10 @@ def evaluate_program(
     program_file: Path | None = None,
     tags: dict | None = None,
     pdf_lookup=None,
+    skipped: dict[str, str] | None = None,
 ) -> RunResult:
-    """Answer, score, write the run folder and log one MLflow run. LMs must already be configured."""
+    """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
+    `skipped`: question_id -> why, of the dataset's questions the loader left out (counted in the summary)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     all_params = {
         **settings.as_params(),
@@ -247,6 +249,8 @@ def evaluate_program(
             **verification_metrics(answered),
             **verified_process(items, answered),
             "errors": sum(a.error is not None for a in answered),
+            "skipped": len(skipped or {}),  # blank questions of the dataset, not run (retrievers.dataset)
+            "skipped_ids": list(skipped or {}),
             "seconds": round(seconds, 2),
             "total_tokens": tokens,
             **totals(lm_stages),
@@ -312,6 +316,13 @@ def format_summary(summary: dict) -> str:
         f"{macro.get('column', 0):.3f}  micro {micro.get('cell', 0):.3f}/{micro.get('row', 0):.3f}/"
         f"{micro.get('column', 0):.3f}  full {summary.get('full_accuracy', 0):.3f}  ({summary['seconds']} s)"
     )
+    skipped = summary.get("skipped_ids") or []
+    if skipped:
+        shown = ", ".join(skipped[:10]) + (", ..." if len(skipped) > 10 else "")
+        text += (
+            f"\nskipped {len(skipped)} question{'' if len(skipped) == 1 else 's'} with a blank text ({shown}): "
+            "write their question in the dataset to include them"
+        )
     lm = lm_line(summary)
     return f"{text}\n{lm}" if lm else text
 

@@ -8,14 +8,17 @@ hundreds of documents), so queries are plain Python and safe from any thread.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
 from retrievers.doc_ids import folder_clash, id_problem
 from retrievers.textfile import EncodingProblem, read_text
+from retrievers.years import fiscal_year
 from signatures.types import IDENTITY_FIELDS, Document, Restriction
 
 CATALOG_FILE = "catalog.sqlite"
@@ -32,7 +35,7 @@ class Catalog:
     def __init__(self, documents: list[Document]):
         self._docs: dict[str, Document] = {}
         for doc in documents:
-            self._docs.setdefault(doc.id, doc)  # first row of an id wins: dataset rows repeat documents
+            self._docs.setdefault(doc.id, doc)  # load() lets an id repeat only as the same document
 
     def __deepcopy__(self, memo):
         return self  # read-only once loaded: every copy of a program (DSPy optimizers copy) shares it
@@ -58,10 +61,10 @@ class Catalog:
         elif suffix == ".jsonl":
             rows = _jsonl_rows(path, text)
         else:
-            rows = list(csv.DictReader(io.StringIO(text, newline="")))
+            rows = _csv_rows(text)
         if not rows:
             raise CatalogError(f"{path} lists no documents")
-        catalog = cls([_document(row, f"{path.name} row {i + 1}") for i, row in enumerate(rows)])
+        catalog = cls(_distinct_documents(path.name, rows))
         clash = folder_clash([d.id for d in catalog.documents()])
         if clash:
             raise CatalogError(
@@ -88,11 +91,25 @@ class Catalog:
         return cls([Document(**dict(zip(_COLUMNS, row, strict=True))) for row in rows])
 
     def save(self, index_dir: str | Path) -> Path:
+        """Write the catalog aside (same folder), then rename it over the old one: readers never see half
+        a catalog, and a failed save (a full disk) leaves the old one whole and no temp file. Raises
+        OSError, ENOSPC for a full disk, naming the catalog file."""
         db = Path(index_dir) / CATALOG_FILE
         db.parent.mkdir(parents=True, exist_ok=True)
         tmp = db.with_suffix(".tmp")
-        tmp.unlink(missing_ok=True)
-        conn = sqlite3.connect(tmp)
+        leftovers = (tmp, tmp.with_name(tmp.name + "-journal"))  # sqlite's rollback journal beside it
+        try:
+            tmp.unlink(missing_ok=True)
+            self._write(tmp)
+            tmp.replace(db)
+        except (sqlite3.Error, OSError) as exc:
+            for leftover in leftovers:
+                leftover.unlink(missing_ok=True)
+            raise _os_error(exc, db) from exc
+        return db
+
+    def _write(self, path: Path) -> None:
+        conn = sqlite3.connect(path)
         try:
             conn.execute(
                 "CREATE TABLE documents (id TEXT PRIMARY KEY, symbol TEXT NOT NULL, year INTEGER NOT NULL, "
@@ -105,8 +122,6 @@ class Catalog:
             conn.commit()
         finally:
             conn.close()
-        tmp.replace(db)  # readers never see a half-written catalog
-        return db
 
     # ---- queries --------------------------------------------------------------------------
     def documents(self) -> list[Document]:
@@ -168,11 +183,25 @@ class Catalog:
         return "\n".join(lines)
 
 
+_SQLITE_FULL = 13  # sqlite's primary result code for "database or disk is full"
+
+
+def _os_error(exc: Exception, db: Path) -> OSError:
+    """What a failed save raises: an OSError naming the catalog, ENOSPC for a full disk (sqlite reports
+    it as its own OperationalError, which a command's OSError handler would not catch)."""
+    if isinstance(exc, OSError):
+        return exc if exc.filename else OSError(exc.errno, exc.strerror or str(exc), str(db))
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF == _SQLITE_FULL or "disk is full" in str(exc):
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(db))
+    return OSError(errno.EIO, f"cannot write the catalog ({exc})", str(db))
+
+
 def _counts(field: str, docs: list[Document]) -> dict:
     return dict(Counter(getattr(d, field) for d in docs).most_common())
 
 
-def _dataset_rows(path: Path, text: str) -> list[dict]:
+def _dataset_rows(path: Path, text: str) -> list[tuple[str, dict]]:
     try:
         items = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -185,13 +214,16 @@ def _dataset_rows(path: Path, text: str) -> list[dict]:
         )
     # Only the metadata a system may see; value_* gold fields and schema are never read.
     return [
-        {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")}
-        for i in items
-        for row in i["metadata"]
+        (
+            f"item {i + 1} metadata row {j + 1}",
+            {k: row.get(k) for k in (*IDENTITY_FIELDS, "language", "path")},
+        )
+        for i, item in enumerate(items)
+        for j, row in enumerate(item["metadata"])
     ]
 
 
-def _jsonl_rows(path: Path, text: str) -> list[dict]:
+def _jsonl_rows(path: Path, text: str) -> list[tuple[str, dict]]:
     rows = []
     for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
@@ -201,8 +233,43 @@ def _jsonl_rows(path: Path, text: str) -> list[dict]:
                 raise CatalogError(f"{path} line {n} is not JSON ({exc}): one object per line") from exc
             if not isinstance(row, dict):
                 raise CatalogError(f'{path} line {n} is not a JSON object: one {{"id": ...}} object per line')
-            rows.append(row)
+            rows.append((f"line {n}", row))
     return rows
+
+
+def _csv_rows(text: str) -> list[tuple[str, dict]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    return [(f"line {reader.line_num}", row) for row in reader]  # line_num: where the row ends
+
+
+# What two rows of one id may not disagree on, and how a message names each field's values.
+_CLASHES = {
+    "symbol": "companies",
+    "year": "years",
+    "doctype": "document types",
+    "language": "languages",
+    "path": "files",
+}
+
+
+def _distinct_documents(name: str, rows: list[tuple[str, dict]]) -> list[Document]:
+    """One Document per id. A dataset lists a document once per question that uses it, so an id may
+    repeat with the same row; one id for two different documents would silently drop one of them."""
+    first: dict[str, tuple[str, Document]] = {}
+    for place, row in rows:
+        doc = _document(row, f"{name} {place}")
+        if doc.id not in first:
+            first[doc.id] = (place, doc)
+            continue
+        earlier_place, earlier = first[doc.id]
+        for field, noun in _CLASHES.items():
+            a, b = getattr(earlier, field), getattr(doc, field)
+            if a != b:
+                raise CatalogError(
+                    f"{name} {place}: id {doc.id!r} is given twice with different {noun} ({a}, {b}), "
+                    f"first on {earlier_place}: give each document its own id"
+                )
+    return [doc for _, doc in first.values()]
 
 
 def _document(row: dict, where: str) -> Document:
@@ -212,11 +279,9 @@ def _document(row: dict, where: str) -> Document:
             f"{where} lacks {', '.join(missing)}: every document needs id, symbol, year, doctype"
         )
     try:
-        year = int(row["year"])
-    except (TypeError, ValueError):
-        raise CatalogError(
-            f"{where}: year {row['year']!r} is not a number (give the fiscal year, e.g. 2022)"
-        ) from None
+        year = fiscal_year(row["year"])
+    except ValueError as exc:
+        raise CatalogError(f"{where}: {exc}") from None
     doctype = str(row["doctype"]).strip()
     symbol = str(row["symbol"]).strip()
     if symbol.isdigit() and doctype.startswith("A股"):

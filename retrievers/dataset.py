@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from retrievers.textfile import EncodingProblem, read_text
+from retrievers.years import fiscal_year
 from signatures.types import IDENTITY_FIELDS
 
 logger = logging.getLogger(__name__)
@@ -94,12 +96,21 @@ class Split(BaseModel):
 def _row(raw: dict, where: str) -> GoldRow:
     if not isinstance(raw, dict):
         raise DatasetError(f"{where}: a metadata row must be an object with id, symbol, year, doctype")
+    missing = [k for k in IDENTITY_FIELDS if k not in raw]
+    if missing:
+        raise DatasetError(
+            f"{where}: metadata row lacks {', '.join(missing)}; each row needs id, symbol, year, doctype"
+        )
+    try:
+        year = fiscal_year(raw["year"])
+    except ValueError as e:
+        raise DatasetError(f"{where}: {e}") from None
     values = {k: v for k, v in raw.items() if k.startswith("value_")}
     try:
         return GoldRow(
             id=str(raw["id"]),
             symbol=str(raw["symbol"]),
-            year=int(raw["year"]),
+            year=year,
             doctype=str(raw["doctype"]),
             schema=raw.get("schema") or {},
             values=values,
@@ -146,17 +157,40 @@ def _merge(first: DatasetItem, other: DatasetItem) -> DatasetItem:
 
 
 def read_json_file(path: Path, error: type[ValueError], missing: str, expected: str) -> Any:
-    """The parsed JSON of a user-given file; a missing or unparsable one raises `error` naming the fix."""
+    """The parsed JSON of a user-given file; a missing or unparsable one raises `error` naming the fix.
+
+    Read as retrievers.textfile reads a catalog (UTF-8, GBK, ...): the build, ask and score read one
+    dataset.json alike, where a GBK file used to index fine and then be refused as "not valid JSON".
+    """
     if not path.exists():
         raise error(f"{path}: {missing}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        return json.loads(read_text(path))
+    except EncodingProblem as e:
+        raise error(str(e)) from None
+    except json.JSONDecodeError as e:
         raise error(f"{path}: not valid JSON ({e}); expected {expected}") from e
 
 
-def load_dataset(path: str | Path) -> list[DatasetItem]:
-    """Items of a MuDABench-format JSON file (or of DIR/dataset.json), duplicate ids merged, order kept."""
+class Dataset(list):
+    """The usable items of a dataset file, in order, and the ones left out: `skipped` maps their
+    question_id to why (a list, so every caller of load_dataset reads it as before)."""
+
+    def __init__(self, items: list[DatasetItem], skipped: dict[str, str] | None = None):
+        super().__init__(items)
+        self.skipped: dict[str, str] = skipped or {}
+
+
+def _blank_question(raw: Any) -> bool:
+    return isinstance(raw, dict) and not str(raw.get("question") or "").strip()
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    """Items of a MuDABench-format JSON file (or of DIR/dataset.json), duplicate ids merged, order kept.
+
+    An item whose question is blank is skipped with a warning and listed in `.skipped`: the rest of a
+    500-question dataset still runs (ask refuses a blank question; answering and judging one measured
+    nothing)."""
     path = Path(path)
     if path.is_dir():
         path = path / "dataset.json"
@@ -169,9 +203,13 @@ def load_dataset(path: str | Path) -> list[DatasetItem]:
     if not isinstance(raw, list):
         raise DatasetError(f"{path}: expected a JSON list of items, got {type(raw).__name__}")
     merged: dict[str, DatasetItem] = {}
+    skipped: dict[str, str] = {}
     duplicates = 0
     for i, entry in enumerate(raw):
         item = _item(entry, f"{path} item {i}")
+        if _blank_question(entry):
+            skipped[item.question_id] = f"item {i} has a blank question: write its question to include it"
+            continue
         if item.question_id in merged:
             duplicates += 1
             merged[item.question_id] = _merge(merged[item.question_id], item)
@@ -179,7 +217,15 @@ def load_dataset(path: str | Path) -> list[DatasetItem]:
             merged[item.question_id] = item
     if duplicates:
         logger.info("%s: merged %d duplicate question ids", path, duplicates)
-    return list(merged.values())
+    if skipped:
+        logger.warning(
+            "%s: skipped %d question%s with a blank text (%s): write their question to include them",
+            path,
+            len(skipped),
+            "" if len(skipped) == 1 else "s",
+            ", ".join(skipped),
+        )
+    return Dataset(list(merged.values()), skipped)
 
 
 def strip_gold(item: DatasetItem) -> PublicItem:

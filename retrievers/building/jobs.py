@@ -7,7 +7,8 @@ What a worker process (or a Ray task, retrievers.building.ray) runs; the collect
 from __future__ import annotations
 
 import ctypes
-import hashlib
+import errno
+import logging
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -18,9 +19,12 @@ from retrievers.building.swap import staging_folder, swap_in
 from retrievers.documents.chunking import CHUNKER_VERSION
 from retrievers.documents.pdf import PARSER_VERSION
 from retrievers.embedding.dense_text import DENSE_TEXT_VERSION
+from retrievers.indexing.checksums import CHECKSUMS, damaged_files, seal, sha256_of
 from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex
 from retrievers.indexing.lexical import LEXICAL_VERSION
 from retrievers.indexing.store import read_meta
+
+log = logging.getLogger(__name__)
 
 # Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
 PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
@@ -45,11 +49,7 @@ class DocResult:
 
 
 def file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_of(path)
 
 
 class Job(NamedTuple):
@@ -80,6 +80,8 @@ def cached_result(job: Job) -> DocResult | None:
         DENSE_TEXT_VERSION,
     ):
         return None  # the embedder would read other chunks, or read them otherwise: re-embed
+    if not _files_intact(job.doc_id, Path(job.folder), meta):
+        return None
     return DocResult(
         doc_id,
         "cached",
@@ -89,6 +91,30 @@ def cached_result(job: Job) -> DocResult | None:
         scanned_pages=meta.get("scanned_pages", 0),
         scanned_page_numbers=meta.get("scanned_page_numbers", []),
     )
+
+
+def _files_intact(doc_id: str, folder: Path, meta: dict) -> bool:
+    """Whether the index files are the ones its build wrote (their checksums, retrievers.indexing.checksums).
+
+    An index built before checksums is trusted as before and sealed now, so damage from here on is
+    caught (rebuilding every such index on upgrade would cost a collection's whole build)."""
+    recorded = meta.get(CHECKSUMS)
+    if recorded is None:
+        try:
+            seal(folder, meta)
+        except OSError as exc:  # a read-only or full disk: the index is still usable, unsealed
+            log.warning(
+                "%s: could not record its index checksums (%s); it stays trusted as built", doc_id, exc
+            )
+        return True
+    damaged = damaged_files(folder, recorded)
+    if damaged:
+        log.warning(
+            "%s: index file(s) %s changed on disk since they were built: rebuilding it",
+            doc_id,
+            ", ".join(damaged),
+        )
+    return not damaged
 
 
 def build_document(job: Job) -> DocResult:
@@ -132,6 +158,7 @@ def build_document(job: Job) -> DocResult:
         aside = staging_folder(out)
         try:
             index.save(aside)  # the old index stays in place until the new one is complete
+            seal(aside, index.meta)  # its files' checksums: a later build notices damage (_files_intact)
             swap_in(aside, out)
         finally:
             if aside.exists():  # save or swap failed: drop the partial copy, keep the old index
@@ -140,12 +167,26 @@ def build_document(job: Job) -> DocResult:
     except ParseError as exc:
         result.kind, result.message, result.fix = exc.kind, exc.message, exc.fix
     except Exception as exc:  # one broken document must not sink the build
-        result.kind, result.message = "error", f"{type(exc).__name__}: {exc}"
-        result.fix = "report this with the file; the rest of the collection was indexed"
+        result.kind, result.message, result.fix = _failure(exc, out)
     finally:
         result.seconds = time.perf_counter() - start
         _release_memory()
     return result
+
+
+def _failure(exc: Exception, folder: Path) -> tuple[str, str, str]:
+    """(kind, message, fix) of an unexpected error: a full disk is the user's to fix, not a bug to report."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return (
+            "disk full",
+            f"no space left on the disk of the index while writing {exc.filename or folder}",
+            "free space and rerun (its previous index, if any, is kept)",
+        )
+    return (
+        "error",
+        f"{type(exc).__name__}: {exc}",
+        "report this with the file; the rest of the collection was indexed",
+    )
 
 
 def _release_memory() -> None:

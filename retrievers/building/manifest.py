@@ -57,5 +57,10 @@ def write_manifest(
         "warnings": {r.doc_id: r.warnings for r in report.results if r.warnings},
     }
     tmp = index_dir / (MANIFEST_FILE + ".tmp")
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
-    tmp.replace(index_dir / MANIFEST_FILE)
+    try:
+        tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+        tmp.replace(index_dir / MANIFEST_FILE)
+    finally:
+        tmp.unlink(
+            missing_ok=True
+        )  # a failed write (a full disk) leaves the old manifest and no partial copy

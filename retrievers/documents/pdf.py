@@ -140,7 +140,11 @@ def _drop_running_lines(pages: list[Page]) -> None:
     """Remove page headers and footers: edge lines that repeat (digits aside) on most pages.
 
     They carry no facts, and in every chunk they would make each query term of the report title
-    ("社会责任", "Form 10-K") match everywhere.
+    ("社会责任", "Form 10-K") match everywhere. A page whose only text is such lines keeps them: on a
+    statement whose every page is one templated line that line is the content, and removing it lost
+    the whole document ("none of the pages holds text"). (PARSER_VERSION is not bumped: documents that
+    failed so have no index and are retried by every build; elsewhere only a divider page's header
+    comes back.)
     """
     texts = [p for p in pages if p.blocks]
     if len(texts) < 3:
@@ -155,9 +159,14 @@ def _drop_running_lines(pages: list[Page]) -> None:
         return
     for page, keys in zip(texts, edges, strict=True):
         drop = keys & running
-        for block in page.blocks:
-            if block.kind == "text":
-                block.lines = [x for x in block.lines if _running_key(x) not in drop]
+        kept = [
+            [x for x in b.lines if _running_key(x) not in drop] if b.kind == "text" else b.lines
+            for b in page.blocks
+        ]
+        if not any(kept):
+            continue  # the running lines are all this page says: they stay
+        for block, lines in zip(page.blocks, kept, strict=True):
+            block.lines = lines
         page.blocks = [b for b in page.blocks if b.lines]
 
 

@@ -125,6 +125,11 @@ def test_hash_ignores_order_and_sees_content(tmp_path):
             '[{"question_id": "q", "question": "x", "final_answer": "y", "metadata": [{"id": "d"}]}]',
             "metadata row",
         ),
+        (  # int(True) is 1: a year of 1 selected no document, silently (issue 22 item 12)
+            '[{"question_id": "q", "question": "x", "final_answer": "y", "metadata": '
+            '[{"id": "d", "symbol": "A", "year": true, "doctype": "t"}]}]',
+            r"metadata\[0\]: year True is not a number \(give the fiscal year, e.g. 2022\)",
+        ),
     ],
 )
 def test_bad_files_name_the_fix(tmp_path, content, message):
@@ -152,3 +157,89 @@ def test_evaluate_is_this_repository_not_the_pypi_package():
     import evaluate
 
     assert Path(evaluate.__file__).resolve().parent == Path(__file__).resolve().parents[2] / "evaluate"
+
+
+# ---- issue 22 item 14: one reader for datasets, whatever their encoding ---------------------------
+def test_a_gbk_dataset_is_read_by_the_build_ask_and_score_alike(tmp_path, capsys):
+    from collate import score
+    from collate.ask import dataset_scope
+    from retrievers.catalog import Catalog
+
+    items = [_item("q1", "A股年报"), _item("q2", "A股年报", start=5)]
+    path = tmp_path / "dataset.json"
+    path.write_bytes(
+        json.dumps(items, ensure_ascii=False).encode("gbk")
+    )  # Excel/Notepad on a Chinese Windows
+    predictions = tmp_path / "pred.json"
+    answers = [{"question_id": "q1", "model_answer": "答案"}, {"question_id": "q2", "model_answer": "别的"}]
+    predictions.write_bytes(json.dumps(answers, ensure_ascii=False).encode("gbk"))
+
+    assert [it.question for it in load_dataset(path)] == ["问题 q1", "问题 q2"]
+    assert len(Catalog.load(path)) == 4  # what retrievers.build reads
+    assert dataset_scope(str(path), "q2") == ("问题 q2", ["doc-5", "doc-6"])  # collate ask --dataset
+    assert score.main(["--dataset", str(path), "--predictions", str(predictions), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 2 and [q["model_answer"] for q in report["per_question"]] == ["答案", "别的"]
+
+
+# ---- issue 22 item 15: a blank question is skipped, named, and counted ----------------------------
+def _with_blanks(tmp_path) -> Path:
+    raw = [_item("q1", "A股年报"), _item("q2", "A股年报", start=5), _item("q3", "A股年报", start=9)]
+    raw[1]["question"] = "  \n "
+    raw[2]["question"] = None
+    return _write(tmp_path, raw)
+
+
+def test_a_blank_question_is_skipped_with_a_warning_naming_it(tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="retrievers.dataset"):
+        items = load_dataset(_with_blanks(tmp_path))
+    assert [it.question_id for it in items] == ["q1"]  # the rest of the dataset still runs
+    assert list(items.skipped) == ["q2", "q3"]
+    assert "blank question" in items.skipped["q2"]
+    warning = " ".join(r.getMessage() for r in caplog.records)
+    assert "2 questions" in warning and "q2, q3" in warning and "write" in warning
+
+
+def test_ask_names_a_skipped_blank_question_instead_of_calling_it_absent(tmp_path):
+    from collate.ask import dataset_scope
+    from signatures.errors import BadInput
+
+    path = _with_blanks(tmp_path)
+    with pytest.raises(BadInput, match=r"question q2 .* is blank: write its question"):
+        dataset_scope(str(path), "q2")
+
+
+def test_score_leaves_out_answers_to_skipped_blank_questions_and_says_so(tmp_path, capsys):
+    from collate import score
+
+    predictions = tmp_path / "pred.json"
+    answers = [{"question_id": q, "model_answer": "答案"} for q in ("q1", "q2")]
+    predictions.write_text(json.dumps(answers, ensure_ascii=False), encoding="utf-8")
+    assert (
+        score.main(["--dataset", str(_with_blanks(tmp_path)), "--predictions", str(predictions), "--json"])
+        == 0
+    )
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["n"] == 1 and [q["question_id"] for q in report["per_question"]] == ["q1"]
+    assert "not scored: 1 answer to a blank question (q2)" in captured.err
+
+
+def test_a_run_skips_blank_questions_and_its_summary_says_so(small_corpus, brain_server, tmp_path, capsys):
+    from collate import run
+
+    corpus, index = small_corpus
+    raw = json.loads((corpus / "dataset.json").read_text(encoding="utf-8"))[:3]
+    raw[1]["question"] = ""
+    dataset = _write(tmp_path, raw)
+    out = tmp_path / "run"
+    code = run.main(
+        ["--dataset", str(dataset), "--index", str(index), "--out", str(out), "--no-progress", "--no-autolog"]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["n"] == 2 and summary["skipped_ids"] == [raw[1]["question_id"]]
+    assert f"skipped 1 question with a blank text ({raw[1]['question_id']})" in captured.out
+    answered = json.loads((out / "agent_output.json").read_text(encoding="utf-8"))
+    assert raw[1]["question_id"] not in {a["question_id"] for a in answered}

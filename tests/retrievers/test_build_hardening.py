@@ -147,12 +147,12 @@ def test_unusable_ids_are_refused_before_anything_is_written(tmp_path, writers, 
     capsys.readouterr()
     assert build.main(_args(bad, c["pdf_dir"], c["index"])) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: bad.jsonl row 2") and needle in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: bad.jsonl line 2") and needle in err and len(err.strip().splitlines()) == 1
     assert _snapshot(c["index"]) == before and (c["index"] / "catalog.sqlite").is_file()
 
 
 def test_an_id_with_only_spaces_or_separators_is_named_in_the_error(tmp_path):
-    with pytest.raises(CatalogError, match=r"row 1: id '\.\.' names a folder.*file name without \.pdf"):
+    with pytest.raises(CatalogError, match=r"line 1: id '\.\.' names a folder.*file name without \.pdf"):
         Catalog.load(_jsonl(tmp_path / "c.jsonl", [{"id": "..", **ZH}]))
     with pytest.raises(CatalogError, match=r"path separator.*e\.g\. 'a_b'.*path column"):
         Catalog.load(_jsonl(tmp_path / "c.jsonl", [{"id": "a/b", **ZH}]))

@@ -108,3 +108,75 @@ def test_select_distinct_summary_and_sqlite_round_trip(tmp_path):
         again.get("zzz")
     with pytest.raises(CatalogError, match="build the index first"):
         Catalog.open(tmp_path / "nowhere")
+
+
+# ---- issue 22 items 11, 12: one id is one document, a year is a fiscal year ------------------------
+def _jsonl(tmp_path, rows, name="c.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+ROW = {"symbol": "AAA", "year": 2022, "doctype": "A股年报"}
+
+
+def test_one_id_given_for_two_companies_is_refused_naming_both_lines(tmp_path):
+    rows = [{"id": "x", **ROW}, {"id": "y", **ROW}, {"id": "x", **ROW, "symbol": "BBB"}]
+    path = _jsonl(tmp_path, rows)
+    with pytest.raises(CatalogError) as caught:
+        Catalog.load(path)
+    message = str(caught.value)
+    assert message.startswith("c.jsonl line 3: id 'x' is given twice with different companies (AAA, BBB)")
+    assert "line 1" in message and message.endswith("give each document its own id")
+
+
+def test_one_id_given_for_two_years_is_refused_in_a_csv_with_its_line(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("id,symbol,year,doctype\nx,AAA,2021,A股年报\nx,AAA,2022,A股年报\n", encoding="utf-8")
+    with pytest.raises(
+        CatalogError, match=r"c\.csv line 3: id 'x' is given twice with different years \(2021, 2022\)"
+    ):
+        Catalog.load(path)
+
+
+def test_identical_repeats_of_a_row_stay_one_document(tmp_path):
+    # MuDABench datasets list a document once per question that uses it: the same row, repeated
+    cat = Catalog.load(_jsonl(tmp_path, [{"id": "x", **ROW}, {"id": "x", **ROW, "year": "2022"}]))
+    assert [(d.id, d.year) for d in cat.documents()] == [("x", 2022)]
+    dataset = tmp_path / "dataset.json"
+    row = {"id": "x", **ROW, "value_a": 1}
+    items = [
+        {"question_id": q, "question": "?", "metadata": [row], "final_answer": "1"} for q in ("q1", "q2")
+    ]
+    dataset.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    assert len(Catalog.load(dataset)) == 1
+
+
+@pytest.mark.parametrize(
+    ("year", "needle"),
+    [
+        (0, "year 0 is not a fiscal year"),
+        (-5, "year -5 is not a fiscal year"),
+        (99999, "year 99999 is not a fiscal year"),
+        (True, "year True is not a number"),
+        (2022.7, "year 2022.7 is not a whole number"),
+        (1e308 * 10, "year inf is not a number"),
+        ("1" * 400, "is not a fiscal year"),
+        ("2022.5", "year '2022.5' is not a whole number"),
+        ("last", "year 'last' is not a number"),
+    ],
+)
+def test_a_year_that_is_no_fiscal_year_is_refused_naming_the_fix(tmp_path, year, needle):
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "x", **ROW, "year": year}) + "\n", encoding="utf-8")
+    with pytest.raises(CatalogError) as caught:
+        Catalog.load(path)
+    assert needle in str(caught.value) and "e.g. 2022" in str(caught.value)
+    assert str(caught.value).startswith("c.jsonl line 1: ")
+
+
+@pytest.mark.parametrize("year", [2022, "2022", " 2022 ", 2022.0, "2022.0"])
+def test_years_written_as_text_or_whole_floats_are_read(tmp_path, year):
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "x", **ROW, "year": year}) + "\n", encoding="utf-8")
+    assert Catalog.load(path).get("x").year == 2022

@@ -88,3 +88,55 @@ def test_running_headers_and_page_numbers_are_dropped_and_the_body_kept():
     # header and page number repeat (digits aside) at a page edge: gone; "风险提示" repeats but inside the page
     assert [p.text.splitlines() for p in pages[:4]] == [body(n) for n in range(1, 5)]
     assert pages[4].blocks[0].lines == ["2022年 | 资本充足率 | 15.44%"]  # tables are never touched
+
+
+def _one_line_per_page(path, pages: int):
+    """A statement whose every page is one templated line (issue 22 item 16): the running-line filter
+    saw a header on each page and removed all text."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=A4)
+    for n in range(1, pages + 1):
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 780, f"Acme Holdings account statement: balance carried forward, sheet {n}")
+        c.showPage()
+    c.save()
+    return path
+
+
+def test_a_page_whose_only_text_is_a_templated_line_keeps_it(tmp_path):
+    doc = parse_pdf(_one_line_per_page(tmp_path / "statement.pdf", 4))
+    assert [p.text for p in doc.pages] == [
+        f"Acme Holdings account statement: balance carried forward, sheet {n}" for n in range(1, 5)
+    ]
+
+
+def test_the_filter_keeps_a_pages_only_lines_and_still_drops_headers_over_a_body():
+    from retrievers.documents.pdf import Block, Page, _drop_running_lines
+
+    header, footer = "Verizon 2022 Annual Report", "Page 7"
+    pages = [
+        Page(n, [Block("text", [header, f"Revenue rose in quarter {'ABC'[n % 3]}.", footer])])
+        for n in range(4)
+    ]
+    pages.append(Page(5, [Block("text", [header, footer])]))  # a divider page: header and footer only
+    _drop_running_lines(pages)
+    assert [p.text.splitlines() for p in pages[:4]] == [
+        [f"Revenue rose in quarter {'ABC'[n % 3]}."] for n in range(4)
+    ]
+    assert pages[4].text.splitlines() == [header, footer]  # its only text: kept
+
+
+def test_a_document_of_templated_lines_indexes_with_its_text(tmp_path):
+    from retrievers.building.jobs import Job, build_document
+    from retrievers.indexing.document_index import DocumentIndex
+
+    pdf = _one_line_per_page(tmp_path / "statement.pdf", 3)
+    result = build_document(Job("stmt", str(pdf), str(tmp_path / "index" / "docs" / "stmt"), None, "ngram"))
+    assert result.status == "built", result.message
+    index = DocumentIndex.load(tmp_path / "index" / "docs" / "stmt")
+    assert (
+        "balance carried forward, sheet 2"
+        in index.search("balance carried forward sheet", k=3, mode="bm25")[0].text
+    )
