@@ -261,11 +261,11 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         kwargs["api_base"] = settings.api_base
     if settings.api_key:
         kwargs["api_key"] = settings.api_key
-    from programs.runtime.lm_retry import BoundedRetryLM
+    from programs.runtime.lm_retry import cap_waits
 
-    return BoundedRetryLM(
+    cap_waits(settings.max_wait)  # DSPy's retries honour any Retry-After: a day-long one must not hang a run
+    return dspy.LM(
         model,
-        max_wait=settings.max_wait,
         temperature=settings.temperature,
         max_tokens=settings.max_tokens_for(stage),
         num_retries=settings.num_retries,

@@ -44,7 +44,9 @@ def test_a_short_retry_after_is_honoured_and_the_call_succeeds(caplog):
         with caplog.at_level("WARNING"):
             assert lm("hello")
         assert server.calls == 2
-        assert any("retrying in 0 s (attempt 2 of 4)" in r.getMessage() for r in caplog.records)
+        assert any(
+            "waiting 0 s before retry 1, as the server asked" in r.getMessage() for r in caplog.records
+        )
 
 
 def test_backoff_without_a_hint_is_capped_by_the_setting():

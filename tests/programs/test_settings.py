@@ -48,7 +48,7 @@ def test_build_lm_uses_stage_override_and_endpoint():
     s = Settings(lm="openai/base", lm_extractor="openai/small", api_base="http://127.0.0.1:9/v1", api_key="k")
     lm = build_lm(s, "extractor")
     assert lm.model == "openai/small" and lm.kwargs["temperature"] == 0.0
-    assert lm.kwargs["api_base"] == "http://127.0.0.1:9/v1" and lm.retries == 3 and lm.num_retries == 0
+    assert lm.kwargs["api_base"] == "http://127.0.0.1:9/v1" and lm.num_retries == 3
     assert build_lm(s, "planner").model == "openai/base"
     with pytest.raises(ValueError, match="unknown stage"):
         build_lm(s, "summarizer")
