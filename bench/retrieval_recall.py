@@ -4,7 +4,7 @@ For every truth.jsonl row (document, field), search that document with the field
 and count a hit when a top-k chunk contains one of the row's strings (the exact text stating the value).
 
     python -m data.synth --out /tmp/corpus
-    python bench/retrieval_recall.py --corpus /tmp/corpus [--index DIR] [-k 5] [--show-misses 10]
+    python -m bench.retrieval_recall --corpus /tmp/corpus [--index DIR] [-k 5] [--show-misses 10]
 
 Builds or updates DIR (default CORPUS/index-dense-all) first, with `--dense all` so that the
 dense side can be measured on every document. Prints one row per language: dense-only, BM25-only and
@@ -22,8 +22,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrievers.building.build import build_index, wants_dense  # noqa: E402
 from retrievers.catalog import Catalog  # noqa: E402

@@ -65,7 +65,7 @@ def ensure_index(corpus: Path, index: Path) -> bool:
     if index_ready(index):
         return False
     run_step(
-        "retrievers.building.build",
+        "retrievers.build",
         "--catalog",
         str(corpus / "dataset.json"),
         "--pdf-dir",

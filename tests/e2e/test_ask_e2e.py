@@ -12,9 +12,9 @@ import json
 import pytest
 
 from collate import ask
-from tests.e2e.corpus import build_corpus, dataset_items
-from tests.fakes.brain import Brain
-from tests.fakes.server import FakeLMServer, Fault, last_message_contains
+from fakes.brain import Brain
+from fakes.corpus import build_corpus, dataset_items
+from fakes.server import FakeLMServer, Fault, last_message_contains
 
 
 @pytest.fixture(scope="session")

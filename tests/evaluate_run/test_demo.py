@@ -47,7 +47,7 @@ def test_missing_parts_are_generated_by_the_project_clis(tmp_path, monkeypatch, 
 
     monkeypatch.setattr(demo, "run_step", fake_step)
     assert demo.main(["--out", str(tmp_path / "demo")]) == 2
-    assert [m for m, _ in steps] == ["data.synth", "retrievers.building.build"]
+    assert [m for m, _ in steps] == ["data.synth", "retrievers.build"]
     assert steps[0][1] == ("--out", str(tmp_path / "demo" / "corpus"))
     assert "--pdf-dir" in steps[1][1] and str(tmp_path / "demo" / "index") in steps[1][1]
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_module(module: str, *args: str, timeout: float = 600) -> None:
@@ -29,7 +29,7 @@ def build_corpus(folder: Path, *synth_args: str, embedder: str | None = "hashing
     if not (index / "catalog.sqlite").exists():
         extra = ["--embedder", embedder] if embedder else []
         run_module(
-            "retrievers.building.build",
+            "retrievers.build",
             "--catalog",
             str(corpus / "catalog.jsonl"),
             "--pdf-dir",

@@ -79,7 +79,7 @@ def last_message_contains(text: str) -> Callable[[list[dict]], bool]:
 
 def default_kind(messages: list[dict]) -> str:
     """Which project signature a call is for; the brain's classifier, imported lazily."""
-    from tests.fakes.chat_format import call_kind
+    from fakes.chat_format import call_kind
 
     return call_kind(messages)
 
