@@ -141,7 +141,9 @@ def test_bench_imports_the_project_not_the_tests():
         text = path.read_text(encoding="utf-8")
         if "sys.path" in text:
             wrong.append(f"{path.relative_to(ROOT)} patches sys.path")
-        wrong += [f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path) if m.split(".")[0] == "tests"]
+        wrong += [
+            f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path) if m.split(".")[0] == "tests"
+        ]
     assert not wrong, "\n".join(wrong)
 
 
