@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from factcheck.quotes import fold, locate
+from factcheck.quotes import fold, fold_with_offsets, locate
 from retrievers.catalog_draft.rules_en import read_us_filing
 from retrievers.catalog_draft.rules_zh import read_a_share
 from signatures.types import IDENTITY_FIELDS
@@ -335,19 +335,22 @@ def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[flo
 
 
 def token_spans(piece: str, text: str) -> list[tuple[int, int]]:
-    """Every (start, end) where `piece` stands in `text` as whole tokens, in order of position."""
-    spans, offset = [], 0
-    while offset < len(text):
-        found = locate(piece, text[offset:])
-        if found is None:
-            break
-        start, end = offset + found.start, offset + found.end
-        if found.score < 100:  # a fuzzy match: its edges are approximate, and searching on would be slow
-            return spans or [(start, end)]
+    """Every (start, end) where `piece` stands in `text` as whole tokens (folded as the fact check folds),
+    in order of position; where it occurs nowhere exactly, the fact check's fuzzy match, if any."""
+    needle = fold(piece)
+    hay, where = fold_with_offsets(text)
+    if not needle or not hay:
+        return []
+    spans, at = [], hay.find(needle)
+    while at >= 0:
+        start, end = where[at], where[at + len(needle) - 1] + 1
         if _stands_alone(text, start, end):
             spans.append((start, end))
-        offset = start + 1
-    return spans
+        at = hay.find(needle, at + 1)
+    if spans or needle in hay:
+        return spans
+    fuzzy = locate(piece, text)
+    return [(fuzzy.start, fuzzy.end)] if fuzzy is not None else []
 
 
 def _stands_alone(text: str, start: int, end: int) -> bool:
@@ -366,14 +369,15 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 def table_cells(quote: str, text: str) -> list[tuple[int, int]]:
     """The cells of a table line, each at its occurrence nearest the rarest cell's (within NEAR_CELL)."""
     found = [
-        token_spans(piece, text)
+        spans
         for piece in re.split(r"\s*\|\s*|\s{2,}|\n", quote)
-        if len(fold(piece)) >= MIN_PIECE
+        if len(fold(piece)) >= MIN_PIECE and (spans := token_spans(piece, text))
     ]
-    found = [spans for spans in found if spans]
     if not found:
         return []
-    anchor = min(found, key=len)[0][0]
+    # The rarest cell, and of those the longest (the value, usually): pdfium may give a table column by
+    # column, so a row's label can stand farther from its column's header than the prose above does.
+    anchor = min(found, key=lambda spans: (len(spans), -(spans[0][1] - spans[0][0])))[0][0]
     cells = []
     for spans in found:
         start, end = min(spans, key=lambda s: abs(s[0] - anchor))

@@ -242,9 +242,15 @@ def test_a_number_is_boxed_only_where_it_stands_whole():
 
 
 def test_a_table_line_s_cells_are_boxed_where_they_stand_together():
-    prose = "我们审计了2021年度的合并利润表。" + "本行持续完善风险管理。" * 60
-    table = "项目 2021年度 2020年度\n二、营业总成本 6,596,884,403.29 6,049,935,158.48"
-    text = prose + table
+    # as pdfium gives a synthetic annual report's income statement: the prose, then column by column
+    prose = (
+        "债表，2021年度的合并利润表。我们认为，后附的财务报表在所有重大方面按照企业会计准则的规定编制。\r\n"
+    )
+    labels = (
+        "合并利润表（单位：人民币元）\r\n项目\r\n一、营业总收入\r\n二、营业总成本\r\n" + "其他项目\r\n" * 30
+    )
+    column = "2021年度\r\n9,646,362,076.85\r\n6,596,884,403.29\r\n"
+    text = prose + labels + column
     cells = table_cells("2021年度 | 二、营业总成本 | 6,596,884,403.29", text)
     assert [text[a:b] for a, b in cells] == ["2021年度", "二、营业总成本", "6,596,884,403.29"]
-    assert all(a >= len(prose) for a, _ in cells)  # not the year in the prose above
+    assert cells[0][0] > len(prose)  # the column's header, not the year in the prose above
