@@ -181,6 +181,7 @@ def write_report(path: str, question: str, pred, store) -> None:
         {
             "answer": pred.answer,
             "coverage_line": pred.coverage_line,
+            "coverage": pred.coverage,
             "code": pred.code,
             "result": pred.result,
             "records": pred.records,

@@ -58,7 +58,7 @@ pre{background:#f6f8fa;padding:.8rem;overflow:auto;white-space:pre-wrap}
 td.num{text-align:right}
 .badge{font-size:.75rem;padding:0 .35rem;border-radius:.6rem;margin-left:.3rem;white-space:nowrap}
 .verified{background:#d8f0d8}.page_corrected{background:#fff0c2}
-.value_not_in_quote,.quote_not_found{background:#f8d0d0}.not_disclosed,.unchecked{background:#e8e8e8}
+.value_not_in_quote,.quote_not_found,.unit_mismatch{background:#f8d0d0}.not_disclosed,.unchecked{background:#e8e8e8}
 section.quote{margin:1.5rem 0;padding-top:.5rem;border-top:1px dashed #ccc}
 blockquote{margin:.5rem 0;padding:.4rem .8rem;border-left:4px solid #e6b800;background:#fffbe6}
 mark.quote-text{background:#ffe680}
@@ -79,8 +79,10 @@ def render_report(
     pdf_lookup: PdfLookup | None = None,
     coverage: str = "",
     title: str = "",
+    unit_mismatches: list[dict] | None = None,
 ) -> Path:
-    """Write the report to `path` (one .html file) and return the path."""
+    """Write the report to `path` (one .html file) and return the path. `unit_mismatches` (from the
+    answer's coverage) marks the record cells read in other units than the rest of their field."""
     path = Path(path)
     facts = list(facts or [])
     records = list(records or [])
@@ -95,7 +97,7 @@ def render_report(
             f'<p id="coverage">{_e(coverage)}</p>' if coverage else "",
             '<h2>Computation</h2><pre id="code">' + _e(code or "(no code)") + "</pre>",
             '<h3>Output</h3><pre id="code-output">' + _e(code_output or "(no output)") + "</pre>",
-            "<h2>Records</h2>" + _records_table(records, facts, anchors, names),
+            "<h2>Records</h2>" + _records_table(records, facts, anchors, names, unit_mismatches or []),
             "<h2>Quotes</h2>"
             + "".join(
                 _quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages, names) for f in facts
@@ -134,8 +136,9 @@ def as_printed(value) -> str:
             return str(value)
         if value.is_integer() and abs(value) < 1e18:
             value = int(value)
-        else:
-            return f"{value:,.6f}".rstrip("0").rstrip(".")
+        else:  # the shortest digits that read back as the value: 55,783,534,981.8, not ...981.800003
+            shortest = f"{value:,}"
+            return shortest if "e" not in shortest else f"{value:,.2f}"
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
@@ -175,10 +178,17 @@ def _badge(status: str) -> str:
     return f'<span class="badge {_e(status)}">{_e(status.replace("_", " "))}</span>'
 
 
-def _records_table(records: list[dict], facts: list[dict], anchors: dict, names: dict[str, str]) -> str:
+def _records_table(
+    records: list[dict], facts: list[dict], anchors: dict, names: dict[str, str], unit_mismatches: list[dict]
+) -> str:
     if not records:
         return "<p>(no records)</p>"
     by_key = {(f.get("doc_id"), f.get("field")): f for f in facts}
+    off_unit = {
+        (doc_id, m["field"]): f"~{round(m['ratio']):,}x {m['side']} the other {m['others']}"
+        for m in unit_mismatches
+        for doc_id in m.get("doc_ids", [])
+    }
     columns: list[str] = ["document"]
     for record in records:
         columns += [c for c in record if c not in columns]
@@ -198,6 +208,9 @@ def _records_table(records: list[dict], facts: list[dict], anchors: dict, names:
             if fact is not None:
                 status = _status(fact)[0]
                 text = f'<a href="#{anchors[(doc_id, column)]}">{text or "—"}</a>{_badge(status)}'
+            if (doc_id, column) in off_unit:
+                why = _e(f"units differ: {off_unit[(doc_id, column)]}")
+                text += f'<span class="badge unit_mismatch" title="{why}">units?</span>'
             cells.append(f"<td{css}>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return "".join(rows) + "</tbody></table></div>"
@@ -405,8 +418,8 @@ def write_program_report(
     path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None
 ) -> Path:
     """The report of one answered question, from the program's outputs as plain data (the keys of
-    collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, code, result,
-    records, facts."""
+    collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, coverage, code,
+    result, records, facts."""
     return render_report(
         path,
         question,
@@ -417,4 +430,5 @@ def write_program_report(
         facts=report_facts([f for f in outputs.get("facts") or [] if f.get("disclosed", True)]),
         pdf_lookup=pdf_lookup,
         coverage=str(outputs.get("coverage_line") or ""),
+        unit_mismatches=list((outputs.get("coverage") or {}).get("unit_mismatches") or []),
     )

@@ -223,7 +223,8 @@ def test_headers_name_the_company_and_values_read_as_printed(synth_corpus, synth
 
 
 def test_values_as_printed():
-    assert [as_printed(v) for v in (496571000.0, "496571000.0", 15.88, "15.880", 7, "abc", None)] == [
+    values = (496571000.0, "496571000.0", 15.88, "15.880", 7, "abc", None, 55783534981.8)
+    assert [as_printed(v) for v in values] == [
         "496,571,000",
         "496,571,000",
         "15.88",
@@ -231,6 +232,7 @@ def test_values_as_printed():
         "7",
         "abc",
         "",
+        "55,783,534,981.8",
     ]
 
 
@@ -254,3 +256,25 @@ def test_a_table_line_s_cells_are_boxed_where_they_stand_together():
     cells = table_cells("2021年度 | 二、营业总成本 | 6,596,884,403.29", text)
     assert [text[a:b] for a, b in cells] == ["2021年度", "二、营业总成本", "6,596,884,403.29"]
     assert cells[0][0] > len(prose)  # the column's header, not the year in the prose above
+
+
+def test_a_record_read_in_other_units_is_marked_in_the_records_table(tmp_path):
+    from programs.audit_report import write_program_report
+    from programs.stages.coverage import unit_mismatches
+
+    records = [
+        {"id": "d1", "symbol": "DUNM", "year": 2021, "doctype": "US", "total_assets": 496571000.0},
+        {"id": "d2", "symbol": "FARR", "year": 2021, "doctype": "US", "total_assets": 667444000.0},
+        {"id": "d3", "symbol": "GLEN", "year": 2021, "doctype": "US", "total_assets": 923928.0},
+    ]
+    outputs = {
+        "answer": "FARR",
+        "records": records,
+        "coverage": {"unit_mismatches": unit_mismatches(records)},
+    }
+    html = write_program_report(tmp_path / "a.html", "Total assets?", outputs, None).read_text(
+        encoding="utf-8"
+    )
+    (row,) = [r for r in html.split("<tr>") if "GLEN" in r]
+    assert 'class="badge unit_mismatch"' in row and "below the other 2" in row
+    assert html.count('unit_mismatch"') == 1  # only that cell
