@@ -136,9 +136,9 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     with contextlib.ExitStack() as stack:
-        lm_args = lm_argv(args)
         try:
             Settings.from_env(lm_overrides(args))
+            lm_args, baseline = lm_argv(args), not args.no_baseline
         except NoLMConfigured as e:
             if args.no_reader:
                 print(f"error: {e}", file=sys.stderr)
@@ -147,34 +147,37 @@ def main(argv=None) -> int:
                     file=sys.stderr,
                 )
                 return 2
-            server = reader.start_reader()  # on a free loopback port, stopped when the demo ends
-            stack.callback(server.stop)
-            settings = reader.reader_settings(server)
-            lm_args = [
-                "--lm",
-                settings["COLLATE_LM"],
-                "--api-base",
-                server.url,
-                "--api-key",
-                settings["COLLATE_API_KEY"],
-            ]
-            print(
-                f"No COLLATE_LM set: the demo reader answers ({reader.WHAT_IT_IS}) on {server.url}; "
-                "set COLLATE_LM to answer with a model."
-            )
-            if not args.no_baseline:
-                # Its rules read the program's prompts only: every flat-RAG answer would be empty, and an
-                # empty baseline would say something false about flat RAG.
-                print("The flat-RAG baseline is skipped: the demo reader has no rules for its prompt.")
-                args.no_baseline = True
-        return answer_and_compare(args, corpus, index, out, lm_args)
+            lm_args, baseline = demo_reader(stack), False
+        return answer_and_compare(args, corpus, index, out, lm_args, baseline)
 
 
-def answer_and_compare(args, corpus: Path, index: Path, out: Path, lm_args: list[str]) -> int:
-    """The program over the demo questions, then (unless --no-baseline) the flat-RAG baseline on the same
-    questions; each is one evaluate.run, so one MLflow run, and the two are compared in one line."""
+def demo_reader(stack: contextlib.ExitStack) -> list[str]:
+    """Start the demo reader on a free loopback port, stopped when `stack` closes; the LM flags for it."""
+    server = reader.start_reader()
+    stack.callback(server.stop)
+    settings = reader.reader_settings(server)
+    print(
+        f"No COLLATE_LM set: the demo reader answers ({reader.WHAT_IT_IS}) on {server.url}; "
+        "set COLLATE_LM to answer with a model."
+    )
+    # Its rules read the program's prompts only: every flat-RAG answer would be empty, and an empty
+    # baseline would say something false about flat RAG.
+    print("The flat-RAG baseline is skipped: the demo reader has no rules for its prompt.")
+    return [
+        "--lm",
+        settings["COLLATE_LM"],
+        "--api-base",
+        settings["COLLATE_API_BASE"],
+        "--api-key",
+        settings["COLLATE_API_KEY"],
+    ]
+
+
+def answer_and_compare(args, corpus: Path, index: Path, out: Path, lm_args: list[str], baseline: bool) -> int:
+    """The program over the demo questions, then (baseline) the flat-RAG baseline on the same questions;
+    each is one evaluate.run, so one MLflow run, and the two are compared in one line."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    variants = [("collate", None)] + ([] if args.no_baseline else [("flat RAG", "flat-rag")])
+    variants = [("collate", None)] + ([("flat RAG", "flat-rag")] if baseline else [])
     finished = []
     for name, program in variants:
         run_dir = out / "runs" / (stamp if program is None else f"{stamp}-{program}")
