@@ -1,6 +1,6 @@
 """Build throughput vs plain pdfplumber, parse-only speed, unchanged-rebuild time, and peak memory.
 
-    python bench/build_speed.py --corpus /tmp/corpus [--docs 50] [--workers 2] [--dense auto|all]
+    python -m bench.build_speed --corpus /tmp/corpus [--docs 50] [--workers 2] [--dense auto|all]
 
 On the same documents and the same number of processes, in one run:
   baseline  pdfplumber extract_text on every page                       pages/s
@@ -27,7 +27,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def _plumber_pages(path: str) -> int:

@@ -1,6 +1,6 @@
 """A catalog drafted from PDFs under opaque names, scored against the shipped catalogs (issue 23).
 
-    python bench/catalog_draft.py [--docs ../shared/realdocs/financebench-dev] [--synth-dir DIR] [--skip-speed]
+    python -m bench.catalog_draft [--docs ../shared/realdocs/financebench-dev] [--synth-dir DIR] [--skip-speed]
 
 Real filings: the 22 FinanceBench dev filings are linked into a temporary folder under the SHA-1 of
 their names, so nothing can be read from a name, and drafted with `collate catalog --no-lm` (rules
@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from collate.catalog import main as draft_command  # noqa: E402
 from retrievers.documents.pdf import parse_pdf  # noqa: E402

@@ -1,6 +1,6 @@
 """Extraction cost of a whole dataset when the planner rewords fields: fuzzy fact reuse on vs off.
 
-    .venv/bin/python bench/dataset_cost.py [--workdir DIR] [--seed 0] [--limit N]
+    .venv/bin/python -m bench.dataset_cost [--workdir DIR] [--seed 0] [--limit N]
 
 Generates the default synthetic corpus (56 filings, 40 questions) and its index under --workdir
 (reused when present), then answers every question twice with the rule-based fake LM in rewording
@@ -24,8 +24,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script: make the project and its test fakes importable
-    sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -57,11 +55,11 @@ def prepare(work: Path) -> tuple[Path, Path]:
 def run_dataset(items, store, fuzzy: bool, seed: int) -> dict:
     import dspy
 
+    from fakes.brain import Brain
+    from fakes.engine import brain_lm
     from programs.analyst import build_program
     from programs.runtime.facts import FactStore
     from programs.runtime.settings import Settings
-    from tests.fakes.brain import Brain
-    from tests.fakes.engine import brain_lm
 
     brain = Brain(reword_seed=seed)
     lm = brain_lm(brain)
@@ -111,7 +109,7 @@ def check_merges(merges: list[dict], corpus: Path) -> tuple[int, int, int]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="bench/dataset_cost.py", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bench.dataset_cost", description=__doc__.splitlines()[0])
     p.add_argument(
         "--workdir", help="keep the corpus and index here (reused when present); default a temp dir"
     )

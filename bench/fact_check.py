@@ -1,7 +1,7 @@
 """Flag rate on fabricated facts and false-flag rate on true ones, for the code fact check (no LM).
 
-    python bench/fact_check.py [--corpus DIR] [--companies 2] [--years 2022] [--show 10]
-    python bench/fact_check.py --realdocs DIR/financebench-dev    # the threshold's margins on real filings
+    python -m bench.fact_check [--corpus DIR] [--companies 2] [--years 2022] [--show 10]
+    python -m bench.fact_check --realdocs DIR/financebench-dev    # the threshold's margins on real filings
 
 Builds facts from a synthetic corpus's truth.jsonl (generated into a temp folder when --corpus is
 not given): for every row whose value is printed in the document (one string, page known; not a
@@ -30,14 +30,11 @@ import argparse
 import json
 import random
 import re
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from factcheck.check import PAGE_CORRECTED, VERIFIED, check_fact  # noqa: E402
 from factcheck.quotes import FUZZY_THRESHOLD, fold, score  # noqa: E402

@@ -1,6 +1,6 @@
 """What verifying index checksums adds to a rebuild's cache check (issue 22 item 13).
 
-    python bench/index_checksums.py --index DIR [--docs ../shared/realdocs/financebench-dev] [--repeat 5]
+    python -m bench.index_checksums --index DIR [--docs ../shared/realdocs/financebench-dev] [--repeat 5]
 
 The index is one built from --docs (python -m retrievers.build --catalog DOCS/catalog.jsonl --pdf-dir DOCS
 --index DIR); it is only read. In one run, with the files in the page cache (a warm-up pass first):
@@ -18,11 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from retrievers.indexing.checksums import file_checksums, sha256_of
+from retrievers.indexing.store import doc_folder
 
-from retrievers.indexing.checksums import file_checksums, sha256_of  # noqa: E402
-from retrievers.indexing.store import doc_folder  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _best(fn, repeat: int) -> float:

@@ -1,8 +1,8 @@
 """Latency, call count, fact reuse and tokens of one many-document question, against a slow fake LM.
 
-    .venv/bin/python bench/latency.py [--latency 0.2] [--documents 38] [--concurrency 8] [--workdir DIR]
+    .venv/bin/python -m bench.latency [--latency 0.2] [--documents 38] [--concurrency 8] [--workdir DIR]
 
-A real OpenAI-compatible fake server on 127.0.0.1 (tests/fakes) answers every LM call after a fixed
+A real OpenAI-compatible fake server on 127.0.0.1 (fakes/) answers every LM call after a fixed
 delay, with the rule-based analyst brain. It runs in its own process, as a real LM server would: its
 own work (reading prompts, composing replies) is not on the measured program's clock or GIL
 (`--in-process` puts it back in the same process, for comparison). The script generates a synthetic corpus with enough banks,
@@ -28,8 +28,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script: make the project and its test fakes importable
-    sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -40,7 +38,7 @@ QUESTION = "针对中国A股市场，请你给出你知识库中2021-2022年资�
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="bench/latency.py", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bench.latency", description=__doc__.splitlines()[0])
     p.add_argument(
         "--latency", type=float, default=0.2, help="seconds the fake LM takes per call (default 0.2)"
     )
@@ -87,8 +85,8 @@ class ServerProcess:
 
 
 def _serve(pipe, latency: float) -> None:
-    from tests.fakes.brain import Brain
-    from tests.fakes.server import FakeLMServer
+    from fakes.brain import Brain
+    from fakes.server import FakeLMServer
 
     with FakeLMServer(Brain(), latency=latency) as server:
         while True:
@@ -119,8 +117,8 @@ class InProcessServer:
     """The same interface over a FakeLMServer in this process."""
 
     def __init__(self, latency: float):
-        from tests.fakes.brain import Brain
-        from tests.fakes.server import FakeLMServer
+        from fakes.brain import Brain
+        from fakes.server import FakeLMServer
 
         self._server = FakeLMServer(Brain(), latency=latency).start()
         self.env = self._server.env()
@@ -156,7 +154,7 @@ def scope_of(corpus: Path, documents: int) -> list[dict]:
 
 def prepare(work: Path, documents: int) -> tuple[Path, Path, list[dict]]:
     """Generate enough banks, then index only the filings the question covers (what the bench measures)."""
-    from tests.e2e.corpus import run_module
+    from fakes.corpus import run_module
 
     corpus, index = work / "corpus", work / "index"
     banks = -(-documents // 2)

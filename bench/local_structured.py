@@ -4,11 +4,11 @@ For each mode, runs `collate ask` on the same questions of a small synthetic cor
 server, with fresh facts each time, and prints per stage: LM calls, LM errors, adapter parse failures
 and LM seconds, plus wall time, answered/accounted documents, and the ratio structured / off.
 
-    python bench/local_structured.py                       # starts llama.cpp's server (the `local` extra)
-    python bench/local_structured.py --api-base URL --lm openai/NAME   # any running OpenAI-compatible server
-    python bench/local_structured.py --fake                # the fake brain server: checks the script only
+    python -m bench.local_structured                       # starts llama.cpp's server (the `local` extra)
+    python -m bench.local_structured --api-base URL --lm openai/NAME   # any running OpenAI-compatible server
+    python -m bench.local_structured --fake                # the fake brain server: checks the script only
 
-Settings are the local profile of tests/local/test_llama_server.py (override any COLLATE_* in the
+Settings are the local profile `fakes.llama_server.LOCAL` (override any COLLATE_* in the
 environment).
 """
 
@@ -25,8 +25,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script: make the project and its test helpers importable
-    sys.path.insert(0, str(ROOT))
 
 MODES = ("json_object", "off")  # json_object: llama-cpp-python's server spelling of JSON-schema decoding
 
@@ -123,7 +121,7 @@ def report(results: dict) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="bench/local_structured.py", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bench.local_structured", description=__doc__.splitlines()[0])
     p.add_argument("--api-base", help="a running OpenAI-compatible server (default: start llama.cpp's)")
     p.add_argument("--lm", default="openai/smollm2", help="model id on that server (default openai/smollm2)")
     p.add_argument(
@@ -133,9 +131,9 @@ def main(argv=None) -> int:
     p.add_argument("--work", type=Path, help="folder for the corpus and index (default: a temporary one)")
     args = p.parse_args(argv)
 
-    from tests.e2e.corpus import build_corpus, dataset_items
-    from tests.local import llama_server
-    from tests.local.test_llama_server import LOCAL
+    from fakes import llama_server
+    from fakes.corpus import build_corpus, dataset_items
+    from fakes.llama_server import LOCAL
 
     work = args.work or Path(tempfile.mkdtemp(prefix="bench_local_"))
     corpus, index = build_corpus(
@@ -147,8 +145,8 @@ def main(argv=None) -> int:
         os.environ.setdefault(name, value)
     with contextlib.ExitStack() as stack:
         if args.fake:
-            from tests.fakes.brain import Brain
-            from tests.fakes.server import FakeLMServer
+            from fakes.brain import Brain
+            from fakes.server import FakeLMServer
 
             server = stack.enter_context(FakeLMServer(Brain()))
             env = {

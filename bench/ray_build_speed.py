@@ -1,6 +1,6 @@
 """Build throughput on the local process pool vs on a Ray cluster, same corpus, same CPUs, one run.
 
-    python bench/ray_build_speed.py --corpus /tmp/corpus [--docs 20] [--cpus 2] [--ray ADDRESS]
+    python -m bench.ray_build_speed --corpus /tmp/corpus [--docs 20] [--cpus 2] [--ray ADDRESS]
 
 Without --ray it starts a cluster of --cpus nodes of one CPU each on this machine (`ray start`, as a
 user would) and stops it after; the cluster's start-up is printed but not counted. Both builds are

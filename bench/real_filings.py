@@ -1,6 +1,6 @@
 """Ingestion speed and page-level evidence recall on real filings (FinanceBench dev: SEC 10-K/10-Q/8-K).
 
-    python bench/real_filings.py [--docs ../shared/realdocs/financebench-dev] [--workers 2]
+    python -m bench.real_filings [--docs ../shared/realdocs/financebench-dev] [--workers 2]
                                  [--only ADOBE_2015_10K,...] [--skip-speed] [--skip-recall]
                                  [--index DIR] [--show-misses N]
 
@@ -32,10 +32,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from build_speed import _parse_pages, _plumber_pages, _run_build, _timed_pool  # noqa: E402
+from bench.build_speed import _parse_pages, _plumber_pages, _run_build, _timed_pool  # noqa: E402
 
 MUDABENCH_PAGES = 80_000
 TARGET_RECALL = 0.65

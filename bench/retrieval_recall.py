@@ -4,7 +4,7 @@ For every truth.jsonl row (document, field), search that document with the field
 and count a hit when a top-k chunk contains one of the row's strings (the exact text stating the value).
 
     python -m data.synth --out /tmp/corpus [--styles heldout]
-    python bench/retrieval_recall.py --corpus /tmp/corpus [--index DIR] [-k 5] [--dense all|auto]
+    python -m bench.retrieval_recall --corpus /tmp/corpus [--index DIR] [-k 5] [--dense all|auto]
         [--show-misses 10] [--miss-field value_record_date]
 
 Builds or updates DIR (default CORPUS/index-dense-all) first, with `--dense all` so that the
@@ -29,8 +29,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrievers.building.build import build_index, wants_dense  # noqa: E402
 from retrievers.catalog import Catalog  # noqa: E402

@@ -1,6 +1,6 @@
 """Per-run overhead of the sandbox against a plain `python -c` subprocess running the same pandas code.
 
-    .venv/bin/python bench/sandbox_overhead.py [--runs 10] [--records 200]
+    .venv/bin/python -m bench.sandbox_overhead [--runs 10] [--records 200]
 
 Run it as an ordinary user too (isolation then comes from an unprivileged user namespace), with a
 Python that user can run, e.g. `setpriv --reuid=65534 --regid=65534 --clear-groups VENV/bin/python ...`.
@@ -24,8 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script: make the project importable
-    sys.path.insert(0, str(ROOT))
 
 from programs.sandbox import run_code  # noqa: E402
 from programs.sandbox.isolation import bwrap_problem  # noqa: E402
@@ -76,7 +74,9 @@ def time_sandbox(records: list[dict], runs: int) -> tuple[list[float], str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="bench/sandbox_overhead.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.sandbox_overhead", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--runs", type=int, default=10, help="runs per side (default 10)")
     parser.add_argument("--records", type=int, default=200, help="records per run (default 200)")
     args = parser.parse_args(argv)

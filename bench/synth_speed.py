@@ -1,4 +1,4 @@
-"""How fast the synthetic corpus generates here: `python bench/synth_speed.py [--companies N] [--years ...]`.
+"""How fast the synthetic corpus generates here: `python -m bench.synth_speed [--companies N] [--years ...]`.
 
 Prints documents, pages, seconds and documents per second for one corpus in a temporary folder.
 The issue's bar: a 50-document corpus in under a minute on this 2-core machine.
@@ -11,8 +11,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from data.synth import generate  # noqa: E402
 

@@ -183,6 +183,7 @@ def write_report(path: str, question: str, pred, store) -> None:
         {
             "answer": pred.answer,
             "coverage_line": pred.coverage_line,
+            "coverage": pred.coverage,
             "code": pred.code,
             "result": pred.result,
             "records": pred.records,
@@ -269,6 +270,8 @@ def main(argv=None) -> int:
     if args.report:
         try:
             write_report(args.report, question, pred, store)
+            # on stderr: stdout stays the answer (or the one JSON object with --json)
+            print(f"audit report: {Path(args.report).resolve()}", file=sys.stderr)
         except OSError as e:
             print(f"warning: could not write the report {args.report}: {e}", file=sys.stderr)
     if args.json:

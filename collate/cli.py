@@ -21,6 +21,7 @@ COMMANDS = {
     "score": ("collate.score", "score saved answers"),
     "demo": ("collate.demo", "the demo corpus, indexed, answered and scored"),
     "compile": ("collate.compile", "tune the program with a DSPy optimizer"),
+    "reader": ("collate.reader", "the rule-based demo reader as a local LM endpoint (offline)"),
 }
 
 

@@ -3,23 +3,35 @@
     python -m evaluate.demo [--out demo] [--limit 10] [--lm MODEL --api-base URL --api-key KEY]
 
 1. `OUT/corpus`: the synthetic filings (python -m data.synth, default settings), unless already there.
-2. `OUT/index`: their per-document hybrid index (python -m retrievers.build), unless already there.
-3. With an LM configured (COLLATE_LM or --lm): `python -m evaluate.run` over the demo questions, which
-   prints the scores, the MLflow run and the command that opens the UI. Without one: exit 2 with the
-   message saying how to point at a hosted model or a local OpenAI-compatible server.
-Steps 1-2 are skipped when done, so a second run goes straight to answering.
+2. `OUT/index`: their per-document hybrid index (python -m retrievers.build), unless already there;
+   the build's progress shows as it goes.
+3. `python -m evaluate.run` over the demo questions, which prints the scores, writes the run folder
+   (with an audit report per question) and logs an MLflow run; then, with a model, the flat-RAG
+   baseline on the same questions (--no-baseline skips it), so the MLflow view has two runs to compare.
+   The LM: COLLATE_LM (or --lm) when set. Without one, the demo reader (collate/reader.py: a
+   rule-based reader for the demo corpus, not a language model) is started on a free loopback port and
+   answers through the same OpenAI-compatible path a model would; --no-reader stops after step 2
+   instead, with the message saying how to set an LM (exit 2).
+Steps 1-2 are skipped when done, so a second run goes straight to answering. The stages' per-value
+warnings go to RUN/warnings.log, counted in one line, not onto the terminal (collate/stage_warnings.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
+import json
 import logging
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from collate import reader
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
+from collate.stage_warnings import stage_warnings_to
 from evaluate import run as evaluate_run
 from programs.runtime.settings import NoLMConfigured, Settings
 
@@ -32,12 +44,21 @@ class StepFailed(RuntimeError):
 
 
 def run_step(module: str, *args: str) -> None:
-    """Run one of the project's CLIs in a child process, as a user would; its own progress shows."""
-    done = subprocess.run(
-        [sys.executable, "-m", module, *args], cwd=ROOT, stdout=sys.stderr, stderr=subprocess.PIPE, text=True
+    """Run one of the project's CLIs in a child process, as a user would. Its output (the build's
+    progress bar) is passed to this terminal as it comes, and its tail kept for the error message."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", module, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    if done.returncode != 0:
-        raise StepFailed(f"python -m {module} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    decode = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a bar's block may split over reads
+    tail = ""
+    while chunk := os.read(child.stdout.fileno(), 4096):
+        text = decode.decode(chunk)
+        sys.stderr.write(text)
+        sys.stderr.flush()
+        tail = (tail + text)[-4000:]
+    child.stdout.close()
+    if child.wait() != 0:
+        raise StepFailed(f"python -m {module} failed ({child.returncode}): {tail.strip()[-2000:]}")
 
 
 def corpus_ready(corpus: Path) -> bool:
@@ -67,7 +88,7 @@ def ensure_index(corpus: Path, index: Path) -> bool:
     run_step(
         "retrievers.build",
         "--catalog",
-        str(corpus / "dataset.json"),
+        str(corpus / "catalog.jsonl"),  # its rows name each company, which the audit reports show
         "--pdf-dir",
         str(corpus / "pdf"),
         "--index",
@@ -81,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="demo", help="demo folder: corpus/, index/, runs/ (default ./demo)")
     p.add_argument("--limit", type=int, default=10, help="questions to answer (default 10; 0 = all)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
+    p.add_argument(
+        "--no-reader",
+        action="store_true",
+        help="without an LM configured, stop after preparing (exit 2) instead of starting the demo reader",
+    )
+    p.add_argument("--no-baseline", action="store_true", help="skip the flat-RAG baseline run")
     add_lm_arguments(p)
     return p
 
@@ -108,29 +135,94 @@ def main(argv=None) -> int:
     except (StepFailed, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    try:
-        Settings.from_env(lm_overrides(args))
-    except NoLMConfigured as e:
-        print(f"error: {e}", file=sys.stderr)
-        print(
-            f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",
-            file=sys.stderr,
-        )
-        return 2
-    run_dir = out / "runs" / time.strftime("%Y%m%d-%H%M%S")
-    run_args = [
-        "--dataset",
-        str(corpus / "dataset.json"),
-        "--index",
-        str(index),
-        "--out",
-        str(run_dir),
-        "--concurrency",
-        str(args.concurrency),
+    with contextlib.ExitStack() as stack:
+        try:
+            Settings.from_env(lm_overrides(args))
+            lm_args, baseline = lm_argv(args), not args.no_baseline
+        except NoLMConfigured as e:
+            if args.no_reader:
+                print(f"error: {e}", file=sys.stderr)
+                print(
+                    f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",
+                    file=sys.stderr,
+                )
+                return 2
+            lm_args, baseline = demo_reader(stack), False
+        return answer_and_compare(args, corpus, index, out, lm_args, baseline)
+
+
+def demo_reader(stack: contextlib.ExitStack) -> list[str]:
+    """Start the demo reader on a free loopback port, stopped when `stack` closes; the LM flags for it."""
+    server = reader.start_reader()
+    stack.callback(server.stop)
+    settings = reader.reader_settings(server)
+    print(
+        f"No COLLATE_LM set: the demo reader answers ({reader.WHAT_IT_IS}) on {server.url}; "
+        "set COLLATE_LM to answer with a model."
+    )
+    # Its rules read the program's prompts only: every flat-RAG answer would be empty, and an empty
+    # baseline would say something false about flat RAG.
+    print("The flat-RAG baseline is skipped: the demo reader has no rules for its prompt.")
+    return [
+        "--lm",
+        settings["COLLATE_LM"],
+        "--api-base",
+        settings["COLLATE_API_BASE"],
+        "--api-key",
+        settings["COLLATE_API_KEY"],
     ]
-    if args.limit:
-        run_args += ["--limit", str(args.limit)]
-    return evaluate_run.main(run_args + lm_argv(args))
+
+
+def answer_and_compare(args, corpus: Path, index: Path, out: Path, lm_args: list[str], baseline: bool) -> int:
+    """The program over the demo questions, then (baseline) the flat-RAG baseline on the same questions;
+    each is one evaluate.run, so one MLflow run, and the two are compared in one line."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    variants = [("collate", None)] + ([("flat RAG", "flat-rag")] if baseline else [])
+    finished = []
+    for name, program in variants:
+        run_dir = out / "runs" / (stamp if program is None else f"{stamp}-{program}")
+        run_args = [
+            "--dataset",
+            str(corpus / "dataset.json"),
+            "--index",
+            str(index),
+            "--out",
+            str(run_dir),
+            "--concurrency",
+            str(args.concurrency),
+        ]
+        if args.limit:
+            run_args += ["--limit", str(args.limit)]
+        if program:
+            run_args += ["--program", program]
+            print(
+                f"\nThe baseline on the same questions: {name} (one LM call per question over retrieved passages)"
+            )
+        with stage_warnings_to(run_dir / "warnings.log") as kept:
+            code = evaluate_run.main(run_args + lm_args)
+        if kept.summary():
+            print(kept.summary())
+        if code != 0:
+            return code
+        reports = sorted(run_dir.glob("questions/*/audit.html"))
+        if reports:
+            print(f"audit reports: {len(reports)} in {run_dir / 'questions'} (e.g. {reports[0]})")
+        finished.append((name, run_dir))
+    if len(finished) > 1:
+        print("compared: " + "; ".join(_accuracies(name, run_dir) for name, run_dir in finished))
+    return 0
+
+
+def _accuracies(name: str, run_dir: Path) -> str:
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"{name} (no summary)"
+    macro = summary.get("process_macro") or {}
+    return (
+        f"{name} final accuracy {summary.get('final_accuracy', 0):.3f}, "
+        f"process cell accuracy {macro.get('cell', 0):.3f}"
+    )
 
 
 if __name__ == "__main__":

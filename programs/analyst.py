@@ -85,7 +85,9 @@ class Analyst(dspy.Module):
             failures=extracted.failures,
             documents=planned.documents,
         )
-        covered = coverage_of(planned.documents, extracted.facts, extracted.failures, self.use_unverified)
+        covered = coverage_of(
+            planned.documents, extracted.facts, extracted.failures, self.use_unverified, records=for_code
+        )
         return assemble(question, scope, planned, extracted, normalized, analysis, answered, records, covered)
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:

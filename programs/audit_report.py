@@ -21,12 +21,16 @@ import html
 import io
 import logging
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from factcheck.quotes import fold, locate
+from factcheck.quotes import fold, fold_with_offsets, locate
+from retrievers.catalog_draft.rules_en import read_us_filing
+from retrievers.catalog_draft.rules_zh import read_a_share
+from signatures.types import IDENTITY_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,10 @@ log = logging.getLogger(__name__)
 RENDER_SCALE = 100 / 72
 GRAYS = 16
 MIN_PIECE = 2  # folded characters a table cell needs before it is boxed on its own
+# A table line's cells are boxed where they stand together: a cell found farther than this (characters
+# of the page's text) from the line's rarest cell is some other occurrence (a year in the prose above).
+NEAR_CELL = 400
+ASCII_WORD = re.compile(r"[0-9A-Za-z]")
 
 PdfLookup = Callable[[str], "str | Path | None"] | Mapping[str, "str | Path"]
 
@@ -50,7 +58,7 @@ pre{background:#f6f8fa;padding:.8rem;overflow:auto;white-space:pre-wrap}
 td.num{text-align:right}
 .badge{font-size:.75rem;padding:0 .35rem;border-radius:.6rem;margin-left:.3rem;white-space:nowrap}
 .verified{background:#d8f0d8}.page_corrected{background:#fff0c2}
-.value_not_in_quote,.quote_not_found{background:#f8d0d0}.not_disclosed,.unchecked{background:#e8e8e8}
+.value_not_in_quote,.quote_not_found,.unit_mismatch{background:#f8d0d0}.not_disclosed,.unchecked{background:#e8e8e8}
 section.quote{margin:1.5rem 0;padding-top:.5rem;border-top:1px dashed #ccc}
 blockquote{margin:.5rem 0;padding:.4rem .8rem;border-left:4px solid #e6b800;background:#fffbe6}
 mark.quote-text{background:#ffe680}
@@ -71,13 +79,17 @@ def render_report(
     pdf_lookup: PdfLookup | None = None,
     coverage: str = "",
     title: str = "",
+    unit_mismatches: list[dict] | None = None,
 ) -> Path:
-    """Write the report to `path` (one .html file) and return the path."""
+    """Write the report to `path` (one .html file) and return the path. `unit_mismatches` (from the
+    answer's coverage) marks the record cells read in other units than the rest of their field."""
     path = Path(path)
     facts = list(facts or [])
+    records = list(records or [])
     anchors = {(f.get("doc_id"), f.get("field")): f"q-{i}" for i, f in enumerate(facts, start=1)}
     pages = _PageCache(pdf_lookup)
     try:
+        names = _document_names(records, facts, pages)
         body = [
             f"<h1>{_e(title or 'Audit report')}</h1>",
             f'<h2>Question</h2><p id="question">{_e(question)}</p>',
@@ -85,9 +97,11 @@ def render_report(
             f'<p id="coverage">{_e(coverage)}</p>' if coverage else "",
             '<h2>Computation</h2><pre id="code">' + _e(code or "(no code)") + "</pre>",
             '<h3>Output</h3><pre id="code-output">' + _e(code_output or "(no output)") + "</pre>",
-            "<h2>Records</h2>" + _records_table(records or [], facts, anchors),
+            "<h2>Records</h2>" + _records_table(records, facts, anchors, names, unit_mismatches or []),
             "<h2>Quotes</h2>"
-            + "".join(_quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages) for f in facts),
+            + "".join(
+                _quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages, names) for f in facts
+            ),
         ]
     finally:
         pages.close()
@@ -104,6 +118,46 @@ def render_report(
 
 def _e(value) -> str:
     return html.escape("" if value is None else str(value))
+
+
+NUMBER = re.compile(r"-?\d+(\.\d+)?")
+
+
+def as_printed(value) -> str:
+    """A value the way a filing prints it: 496571000.0 -> 496,571,000; 15.880 -> 15.88; text unchanged."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, str):
+        if not NUMBER.fullmatch(value.strip()):
+            return value
+        value = float(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)
+        if value.is_integer() and abs(value) < 1e18:
+            value = int(value)
+        else:  # the shortest digits that read back as the value: 55,783,534,981.8, not ...981.800003
+            shortest = f"{value:,}"
+            return shortest if "e" not in shortest else f"{value:,.2f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _document_names(records: list[dict], facts: list[dict], pages: _PageCache) -> dict[str, str]:
+    """doc_id -> "Company (SYMBOL, 2022)": the symbol and year from the records, the company from the
+    record when it has one, else as the filing's cover prints it (the catalog drafter's rules)."""
+    names = {}
+    by_id = {str(r.get("id", r.get("doc_id"))): r for r in records}
+    for doc_id in dict.fromkeys([*by_id, *(str(f.get("doc_id")) for f in facts)]):
+        record = by_id.get(doc_id, {})
+        company = record.get("company") or pages.company(doc_id)
+        tags = ", ".join(str(record[k]) for k in ("symbol", "year") if record.get(k) not in (None, ""))
+        if company and tags:
+            names[doc_id] = f"{company} ({tags})"
+        elif company or tags:
+            names[doc_id] = str(company or tags)
+        else:
+            names[doc_id] = doc_id
+    return names
 
 
 def _status(fact: dict) -> tuple[str, str, int | None]:
@@ -124,11 +178,18 @@ def _badge(status: str) -> str:
     return f'<span class="badge {_e(status)}">{_e(status.replace("_", " "))}</span>'
 
 
-def _records_table(records: list[dict], facts: list[dict], anchors: dict) -> str:
+def _records_table(
+    records: list[dict], facts: list[dict], anchors: dict, names: dict[str, str], unit_mismatches: list[dict]
+) -> str:
     if not records:
         return "<p>(no records)</p>"
     by_key = {(f.get("doc_id"), f.get("field")): f for f in facts}
-    columns: list[str] = []
+    off_unit = {
+        (doc_id, m["field"]): f"~{round(m['ratio']):,}x {m['side']} the other {m['others']}"
+        for m in unit_mismatches
+        for doc_id in m.get("doc_ids", [])
+    }
+    columns: list[str] = ["document"]
     for record in records:
         columns += [c for c in record if c not in columns]
     rows = [
@@ -140,25 +201,29 @@ def _records_table(records: list[dict], facts: list[dict], anchors: dict) -> str
         cells = []
         doc_id = record.get("id", record.get("doc_id"))
         for column in columns:
-            value = record.get(column)
-            text = _e("" if value is None else value)
+            value = names.get(str(doc_id), "") if column == "document" else record.get(column)
+            text = _e(value if column in IDENTITY_FIELDS else as_printed(value))
             fact = by_key.get((doc_id, column))
             css = ' class="num"' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
             if fact is not None:
                 status = _status(fact)[0]
                 text = f'<a href="#{anchors[(doc_id, column)]}">{text or "—"}</a>{_badge(status)}'
+            if (doc_id, column) in off_unit:
+                why = _e(f"units differ: {off_unit[(doc_id, column)]}")
+                text += f'<span class="badge unit_mismatch" title="{why}">units?</span>'
             cells.append(f"<td{css}>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return "".join(rows) + "</tbody></table></div>"
 
 
-def _quote_section(fact: dict, anchor: str, pages: _PageCache) -> str:
+def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, str]) -> str:
     status, reason, page = _status(fact)
     doc_id, quote = fact.get("doc_id"), fact.get("quote") or ""
     page = page or fact.get("page")
+    unit = f" {fact['unit']}" if fact.get("unit") else ""
     head = (
-        f"<h3>{_e(doc_id)} · {_e(fact.get('field'))} = {_e(fact.get('value'))} {_e(fact.get('unit') or '')}"
-        f" · page {_e(page if page else '?')}{_badge(status)}</h3>"
+        f'<h3 title="{_e(doc_id)}">{_e(names.get(str(doc_id), doc_id))} · {_e(fact.get("field"))} = '
+        f"{_e(as_printed(fact.get('value')))}{_e(unit)} · page {_e(page if page else '?')}{_badge(status)}</h3>"
     )
     parts = [f'<section class="quote" id="{anchor}">', head]
     parts.append(
@@ -196,6 +261,22 @@ class _PageCache:
                 log.warning("cannot open %s for the report: %s", where, exc)
                 self.pdfs[doc_id] = None
         return self.pdfs[doc_id]
+
+    def company(self, doc_id: str) -> str | None:
+        """The company as the filing's first page names it (None when no rule reads it there)."""
+        pdf = self._pdf(doc_id)
+        if pdf is None or len(pdf) == 0:
+            return None
+        page = pdf[0]
+        try:
+            textpage = page.get_textpage()
+            text = unicodedata.normalize("NFKC", textpage.get_text_range())
+            textpage.close()
+        finally:
+            page.close()
+        han = len(re.findall(r"[\u4e00-\u9fff]", text))
+        found = (read_a_share if han > len(text) * 0.05 else read_us_filing)(text).get("company")
+        return str(found.value) if found else None
 
     def figure(self, doc_id: str, number: int, quote: str) -> str:
         pdf = self._pdf(doc_id)
@@ -241,22 +322,18 @@ class _PageCache:
 
 
 def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[float, float, float, float]]:
-    """Boxes (left, top, width, height in image pixels) of the quote's characters on a pdfium page."""
+    """Boxes (left, top, width, height in image pixels) of the quote's characters on a pdfium page.
+
+    Only where the quote stands as whole tokens: '3,916' is not boxed inside '323,916'. A table line
+    as parsed ("2022年 | 资本充足率 | 15.44%") is not one run of the text layer: its cells are boxed one
+    by one, each where it stands nearest the line's rarest cell."""
     textpage = page.get_textpage()
     try:
         text = textpage.get_text_range()
         if len(text) != textpage.count_chars():
             return []  # pdfium's text and its character indices disagree: no reliable boxes
-        spans = []
-        match = locate(quote, text)
-        if match is not None:
-            spans.append((match.start, match.end))
-        else:  # a table line as parsed: box its cells one by one
-            for piece in re.split(r"\s*\|\s*|\s{2,}|\n", quote):
-                if len(fold(piece)) >= MIN_PIECE:
-                    found = locate(piece, text)
-                    if found is not None:
-                        spans.append((found.start, found.end))
+        whole = token_spans(quote, text)
+        spans = whole[:1] or table_cells(quote, text)
         height = page.get_height()
         boxes = []
         for start, end in spans:
@@ -268,6 +345,58 @@ def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[flo
         return boxes
     finally:
         textpage.close()
+
+
+def token_spans(piece: str, text: str) -> list[tuple[int, int]]:
+    """Every (start, end) where `piece` stands in `text` as whole tokens (folded as the fact check folds),
+    in order of position; where it occurs nowhere exactly, the fact check's fuzzy match, if any."""
+    needle = fold(piece)
+    hay, where = fold_with_offsets(text)
+    if not needle or not hay:
+        return []
+    spans, at = [], hay.find(needle)
+    while at >= 0:
+        start, end = where[at], where[at + len(needle) - 1] + 1
+        if _stands_alone(text, start, end):
+            spans.append((start, end))
+        at = hay.find(needle, at + 1)
+    if spans or needle in hay:
+        return spans
+    fuzzy = locate(piece, text)
+    return [(fuzzy.start, fuzzy.end)] if fuzzy is not None else []
+
+
+def _stands_alone(text: str, start: int, end: int) -> bool:
+    """No letter or digit of the same word, and no digit group of the same number, just outside the span."""
+    first, last = text[start], text[end - 1]
+    before, after = text[start - 1] if start else "", text[end] if end < len(text) else ""
+    if ASCII_WORD.match(first) and ASCII_WORD.match(before or " "):
+        return False
+    if ASCII_WORD.match(last) and ASCII_WORD.match(after or " "):
+        return False
+    if first.isdigit() and before in ",." and start >= 2 and text[start - 2].isdigit():
+        return False  # '916' after '323,'
+    return not (last.isdigit() and after in ",." and end + 1 < len(text) and text[end + 1].isdigit())
+
+
+def table_cells(quote: str, text: str) -> list[tuple[int, int]]:
+    """The cells of a table line, each at its occurrence nearest the rarest cell's (within NEAR_CELL)."""
+    found = [
+        spans
+        for piece in re.split(r"\s*\|\s*|\s{2,}|\n", quote)
+        if len(fold(piece)) >= MIN_PIECE and (spans := token_spans(piece, text))
+    ]
+    if not found:
+        return []
+    # The rarest cell, and of those the longest (the value, usually): pdfium may give a table column by
+    # column, so a row's label can stand farther from its column's header than the prose above does.
+    anchor = min(found, key=lambda spans: (len(spans), -(spans[0][1] - spans[0][0])))[0][0]
+    cells = []
+    for spans in found:
+        start, end = min(spans, key=lambda s: abs(s[0] - anchor))
+        if abs(start - anchor) <= NEAR_CELL:
+            cells.append((start, end))
+    return cells
 
 
 def report_facts(facts: list[dict]) -> list[dict]:
@@ -289,8 +418,8 @@ def write_program_report(
     path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None
 ) -> Path:
     """The report of one answered question, from the program's outputs as plain data (the keys of
-    collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, code, result,
-    records, facts."""
+    collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, coverage, code,
+    result, records, facts."""
     return render_report(
         path,
         question,
@@ -301,4 +430,5 @@ def write_program_report(
         facts=report_facts([f for f in outputs.get("facts") or [] if f.get("disclosed", True)]),
         pdf_lookup=pdf_lookup,
         coverage=str(outputs.get("coverage_line") or ""),
+        unit_mismatches=list((outputs.get("coverage") or {}).get("unit_mismatches") or []),
     )

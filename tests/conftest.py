@@ -1,7 +1,7 @@
 """Test-wide guards: no real LM, no network beyond loopback, fresh DSPy state, a throwaway MLflow store.
 
 Allowed LMs in tests: dspy.utils.DummyLM, a dspy.LM with a custom (rule-based) engine, or a dspy.LM
-whose api_base points at a fake server on 127.0.0.1 (tests/fakes/). Anything else fails loudly.
+whose api_base points at a fake server on 127.0.0.1 (fakes/). Anything else fails loudly.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ LOOPBACK = ("127.", "::1", "localhost")
 HOW_TO_FAKE = (
     "Tests must never call a real LM. Use dspy.utils.DummyLM (dict mode), a rule-based engine "
     "(dspy.LM('fake/x', engine=..., cache=False)), or the fake OpenAI-compatible server in "
-    "tests/fakes/ on 127.0.0.1."
+    "fakes/ on 127.0.0.1."
 )
 
 
@@ -111,7 +111,7 @@ def small_corpus(tmp_path_factory):
     """(corpus dir, index dir) of a small synthetic corpus: 3 companies, 2 fiscal years, 5-page filings.
 
     Built once per session (~10 s) with the project's own CLIs, shared by every end-to-end folder."""
-    from tests.e2e.corpus import build_corpus
+    from fakes.corpus import build_corpus
 
     folder = tmp_path_factory.getbasetemp() / "small_corpus"
     folder.mkdir(exist_ok=True)
@@ -121,8 +121,8 @@ def small_corpus(tmp_path_factory):
 @pytest.fixture
 def brain_server(monkeypatch):
     """The rule-based fake LM behind a real OpenAI-compatible HTTP endpoint, with COLLATE_* pointing at it."""
-    from tests.fakes.brain import Brain
-    from tests.fakes.server import FakeLMServer
+    from fakes.brain import Brain
+    from fakes.server import FakeLMServer
 
     with FakeLMServer(Brain()) as server:
         for name, value in server.env().items():

@@ -25,7 +25,9 @@ NO_LM_MESSAGE = (
     "No language model configured: set COLLATE_LM (or pass --lm). Examples:\n"
     "  hosted:  COLLATE_LM=openai/gpt-4.1-mini OPENAI_API_KEY=sk-...\n"
     "  local:   COLLATE_LM=openai/qwen2.5-7b-instruct COLLATE_API_BASE=http://localhost:8000/v1 "
-    "(vLLM; Ollama: http://localhost:11434/v1)"
+    "COLLATE_API_KEY=none (vLLM; Ollama: http://localhost:11434/v1; the key is any word the server accepts)\n"
+    "  offline: `collate reader` prints the three settings of the demo reader (rule-based, for the demo "
+    "corpus; not a language model)"
 )
 
 

@@ -1,4 +1,4 @@
-"""Make `tests.fakes` importable however pytest is started (the repo root on sys.path)."""
+"""Make the repository root importable however pytest is started (`tests.*` helpers)."""
 
 import sys
 from pathlib import Path

@@ -16,10 +16,10 @@ import subprocess
 import sys
 import time
 
-from tests.e2e.corpus import ROOT
+from fakes.brain import Brain
+from fakes.corpus import ROOT
+from fakes.server import FakeLMServer
 from tests.e2e.test_ask_e2e import doc_ids, item, tiny  # noqa: F401 (fixtures)
-from tests.fakes.brain import Brain
-from tests.fakes.server import FakeLMServer
 
 
 def ask_process(tiny, item, server, facts, run_dir):  # noqa: F811

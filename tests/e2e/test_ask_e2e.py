@@ -12,9 +12,9 @@ import json
 import pytest
 
 from collate import ask
-from tests.e2e.corpus import build_corpus, dataset_items
-from tests.fakes.brain import Brain
-from tests.fakes.server import FakeLMServer, Fault, last_message_contains
+from fakes.brain import Brain
+from fakes.corpus import build_corpus, dataset_items
+from fakes.server import FakeLMServer, Fault, last_message_contains
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +44,7 @@ def item(tiny):
     return items[0]
 
 
-def run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, *extra):
+def run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, *extra, stderr: list | None = None):
     for name, value in server.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("COLLATE_CACHE", "false")
@@ -66,7 +66,10 @@ def run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, *extra):
             *extra,
         ]
     )
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    if stderr is not None:
+        stderr.append(captured.err)
+    out = captured.out
     return code, (json.loads(out) if code == 0 else None), run_dir
 
 
@@ -109,11 +112,14 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(
 def test_an_honest_reader_s_facts_verify_and_the_audit_report_shows_each_quote_on_its_page(
     tiny, item, monkeypatch, capsys, tmp_path
 ):
-    report = tmp_path / "audit.html"
+    report, err = tmp_path / "audit.html", []
     with FakeLMServer(Brain()) as server:
-        code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, "--report", str(report))
+        code, out, _ = run_ask(
+            tiny, item, server, monkeypatch, capsys, tmp_path, "--report", str(report), stderr=err
+        )
         kinds = server.calls_by_kind()
     assert code == 0 and kinds["extract"] == len(doc_ids(item))  # nothing failed the check: no repair call
+    assert f"audit report: {report.resolve()}" in err[0]  # says where it wrote
     coverage = out["coverage"]
     assert coverage["documents_in_scope"] == len(doc_ids(item)) and coverage["unverified"] == []
     assert out["coverage_line"].startswith(("依据：", "Based on "))

@@ -11,10 +11,10 @@ import json
 import pytest
 
 from collate import ask
-from tests.e2e.corpus import dataset_items
-from tests.fakes.brain import Brain
-from tests.fakes.chat_format import call_kind
-from tests.fakes.server import FakeLMServer, Fault
+from fakes.brain import Brain
+from fakes.chat_format import call_kind
+from fakes.corpus import dataset_items
+from fakes.server import FakeLMServer, Fault
 
 KIND_OF_STAGE = {"planner": "plan", "extractor": "extract", "answer": "answer"}
 

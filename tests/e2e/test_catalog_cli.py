@@ -8,11 +8,11 @@ import pytest
 
 from collate.build import main as build
 from collate.cli import main as collate
+from fakes.chat_format import format_reply, parse_prompt
+from fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
+from fakes.server import FakeLMServer
 from retrievers.catalog import Catalog
 from retrievers.embedding.embedders import HASHING
-from tests.fakes.chat_format import format_reply, parse_prompt
-from tests.fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
-from tests.fakes.server import FakeLMServer
 
 REVIEW = "Acme Widgets Annual Review\nA letter to our shareholders on the year 2022.\nAcme Widgets, Inc. (NYSE: ACMW)"
 

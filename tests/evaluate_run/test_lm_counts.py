@@ -12,14 +12,14 @@ from mlflow.tracking import MlflowClient
 
 from collate import run as evaluate_run
 from evaluate import evaluation, tracking
+from fakes.brain import Brain
+from fakes.chat_format import call_kind
+from fakes.server import FakeLMServer, Fault
 from programs.analyst import build_program
 from programs.runtime.lm_progress import current_watch
 from programs.runtime.settings import Settings, configure
 from retrievers.dataset import load_dataset
 from retrievers.indexing.store import IndexStore
-from tests.fakes.brain import Brain
-from tests.fakes.chat_format import call_kind
-from tests.fakes.server import FakeLMServer, Fault
 
 STAGE_KINDS = {"planner": "plan", "extractor": "extract", "coder": "write_code", "answer": "answer"}
 

@@ -6,6 +6,7 @@ factcheck.check), plus one fabricated value and one wrong page so every badge ki
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ import pytest
 from PIL import Image
 
 from factcheck.check import check_fact
-from programs.audit_report import render_report
+from programs.audit_report import as_printed, render_report, table_cells, token_spans
 from tests.factcheck.conftest import load_bench
 
 QUESTION = "资本充足率和净利润是多少？"
@@ -190,3 +191,90 @@ def test_report_renders_in_headless_chromium(report, chromium, tmp_path):
     image = Image.open(shot).convert("RGB")
     orange = sum(1 for r, g, b in image.getdata() if r > 200 and 120 < g < 185 and b < 90)
     assert image.size == (1200, 2400) and orange > 100, orange
+
+
+def test_headers_name_the_company_and_values_read_as_printed(synth_corpus, synth_pages, tmp_path):
+    """Not the document's UUID and not 496571000.0: the company as its cover prints it, its symbol and
+    year, and numbers with their thousands separators."""
+    rows = [json.loads(x) for x in (synth_corpus / "catalog.jsonl").read_text(encoding="utf-8").splitlines()]
+    filing = rows[0]
+    fact = {
+        "doc_id": filing["id"],
+        "field": "total_assets",
+        "value": "496571000.0",
+        "quote": "x",
+        "page": 1,
+        "verdict": {"status": "verified", "page": 1, "reason": ""},
+    }
+    record = {"id": filing["id"], "symbol": filing["symbol"], "year": 2022, "total_assets": 496571000.0}
+    path = render_report(
+        tmp_path / "a.html",
+        "Total assets?",
+        "496,571,000",
+        records=[record],
+        facts=[fact],
+        pdf_lookup=lambda d: synth_corpus / "pdf" / f"{d}.pdf",
+    )
+    html = path.read_text(encoding="utf-8")
+    header = re.search(r"<h3 title=[^>]*>(.*?)<span", html).group(1)
+    assert header.startswith(f"{filing['company']} ({filing['symbol']}, 2022) · total_assets = 496,571,000")
+    assert filing["id"] not in header  # the id stays in the header's title attribute only
+    assert "496571000" not in html and ">2022<" in html  # the year is not written 2,022
+
+
+def test_values_as_printed():
+    values = (496571000.0, "496571000.0", 15.88, "15.880", 7, "abc", None, 55783534981.8)
+    assert [as_printed(v) for v in values] == [
+        "496,571,000",
+        "496,571,000",
+        "15.88",
+        "15.88",
+        "7",
+        "abc",
+        "",
+        "55,783,534,981.8",
+    ]
+
+
+def test_a_number_is_boxed_only_where_it_stands_whole():
+    text = "Total assets 323,916 and goodwill 3,916; 3,916,000 shares; 13,916."
+    assert token_spans("3,916", text) == [(34, 39)]
+    assert token_spans("3,916", "323,916 3,916,000") == []
+    assert token_spans("Note 3", "Note 31 and Note 3.") == [(12, 18)]
+
+
+def test_a_table_line_s_cells_are_boxed_where_they_stand_together():
+    # as pdfium gives a synthetic annual report's income statement: the prose, then column by column
+    prose = (
+        "债表，2021年度的合并利润表。我们认为，后附的财务报表在所有重大方面按照企业会计准则的规定编制。\r\n"
+    )
+    labels = (
+        "合并利润表（单位：人民币元）\r\n项目\r\n一、营业总收入\r\n二、营业总成本\r\n" + "其他项目\r\n" * 30
+    )
+    column = "2021年度\r\n9,646,362,076.85\r\n6,596,884,403.29\r\n"
+    text = prose + labels + column
+    cells = table_cells("2021年度 | 二、营业总成本 | 6,596,884,403.29", text)
+    assert [text[a:b] for a, b in cells] == ["2021年度", "二、营业总成本", "6,596,884,403.29"]
+    assert cells[0][0] > len(prose)  # the column's header, not the year in the prose above
+
+
+def test_a_record_read_in_other_units_is_marked_in_the_records_table(tmp_path):
+    from programs.audit_report import write_program_report
+    from programs.stages.coverage import unit_mismatches
+
+    records = [
+        {"id": "d1", "symbol": "DUNM", "year": 2021, "doctype": "US", "total_assets": 496571000.0},
+        {"id": "d2", "symbol": "FARR", "year": 2021, "doctype": "US", "total_assets": 667444000.0},
+        {"id": "d3", "symbol": "GLEN", "year": 2021, "doctype": "US", "total_assets": 923928.0},
+    ]
+    outputs = {
+        "answer": "FARR",
+        "records": records,
+        "coverage": {"unit_mismatches": unit_mismatches(records)},
+    }
+    html = write_program_report(tmp_path / "a.html", "Total assets?", outputs, None).read_text(
+        encoding="utf-8"
+    )
+    (row,) = [r for r in html.split("<tr>") if "GLEN" in r]
+    assert 'class="badge unit_mismatch"' in row and "below the other 2" in row
+    assert html.count('unit_mismatch"') == 1  # only that cell

@@ -8,13 +8,13 @@ import json
 import dspy
 import pandas as pd
 
+from fakes.brain import answer_text, judge, plan
+from fakes.coding import fix_code, write_code
+from fakes.engine import brain_lm
+from fakes.reading import extract_field, normalize_records
 from signatures.extractor import ExtractFacts
 from signatures.planner import PlanQuestion
 from signatures.types import FieldSpec, Plan
-from tests.fakes.brain import answer_text, judge, plan
-from tests.fakes.coding import fix_code, write_code
-from tests.fakes.engine import brain_lm
-from tests.fakes.reading import extract_field, normalize_records
 
 ZH_CATALOG = "6 documents\ndoctype: A股年报 (6)\nyear: 2021 (3), 2022 (3)\nlanguage: zh (6)\nsymbols: 600000, 600036, 601398"
 US_CATALOG = (

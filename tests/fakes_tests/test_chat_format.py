@@ -3,6 +3,8 @@
 import dspy
 import pytest
 
+from fakes.chat_format import call_kind, format_reply, parse_prompt
+from fakes.outputs import fake_outputs
 from signatures.answer import WriteAnswer
 from signatures.code_writer import FixAnalysisCode, WriteAnalysisCode
 from signatures.extractor import ExtractFacts
@@ -10,8 +12,6 @@ from signatures.judge import JudgeAnswer
 from signatures.normalizer import NormalizeRecords, RawValue
 from signatures.planner import PlanQuestion
 from signatures.types import FieldSpec
-from tests.fakes.chat_format import call_kind, format_reply, parse_prompt
-from tests.fakes.outputs import fake_outputs
 
 SPEC = FieldSpec(name="capital_adequacy_ratio", description="资本充足率。", type="percent", unit="percent")
 CASES = [

@@ -4,6 +4,7 @@ import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
 
+from fakes.outputs import fake_outputs
 from signatures.answer import WriteAnswer
 from signatures.code_writer import FixAnalysisCode, WriteAnalysisCode
 from signatures.extractor import ExtractFacts
@@ -11,7 +12,6 @@ from signatures.judge import JudgeAnswer
 from signatures.normalizer import NormalizeRecords
 from signatures.planner import PlanQuestion
 from signatures.types import ExtractedValue, Plan
-from tests.fakes.outputs import fake_outputs
 
 SIGNATURES = [
     PlanQuestion,

@@ -9,8 +9,8 @@ import dspy
 import pytest
 from dspy.utils.exceptions import AdapterParseError
 
-from tests.fakes.chat_format import format_reply
-from tests.fakes.server import FakeLMServer, Fault, last_message_contains
+from fakes.chat_format import format_reply
+from fakes.server import FakeLMServer, Fault, last_message_contains
 
 
 class Echo(dspy.Signature):

@@ -4,7 +4,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ["signatures", "factcheck", "retrievers", "programs", "evaluate", "optimize", "data", "collate"]
+PACKAGES = [
+    "signatures",
+    "factcheck",
+    "retrievers",
+    "programs",
+    "evaluate",
+    "optimize",
+    "data",
+    "collate",
+    "fakes",
+]
 # What each package may import from this project (itself included).
 ALLOWED = {
     "signatures": {"signatures"},
@@ -12,6 +22,8 @@ ALLOWED = {
     "factcheck": {"signatures", "factcheck"},
     "retrievers": {"signatures", "factcheck", "retrievers"},
     "data": {"data"},
+    # the demo reader, its server and the tests' stand-ins: they read prompts, never the program that asks
+    "fakes": {"signatures", "retrievers", "fakes"},
     "programs": {"signatures", "factcheck", "retrievers", "programs"},
     "evaluate": {"signatures", "factcheck", "retrievers", "programs", "evaluate", "data"},
     "optimize": {"signatures", "factcheck", "retrievers", "programs", "evaluate", "optimize", "data"},
@@ -25,6 +37,7 @@ ALLOWED = {
         "optimize",
         "data",
         "collate",
+        "fakes",
     },
 }
 # `python -m X` entry points kept where users learned them; each only runs its collate/ command.
@@ -107,7 +120,8 @@ def test_only_settings_builds_an_lm():
         for p in _sources(package)
         if "dspy.LM(" in p.read_text(encoding="utf-8")
     ]
-    assert set(builders) <= {"programs/runtime/settings.py"}, builders
+    # the fakes build LMs pointed at themselves (the reader's server, the in-process brain engine)
+    assert set(builders) <= {"programs/runtime/settings.py", "fakes/server.py", "fakes/engine.py"}, builders
 
 
 def test_only_tracking_imports_mlflow():
@@ -118,3 +132,35 @@ def test_only_tracking_imports_mlflow():
         if any(m.split(".")[0] == "mlflow" for m in _imports(p))
     ]
     assert set(users) <= {"evaluate/tracking.py"}, users
+
+
+def test_bench_imports_the_project_not_the_tests():
+    """Benchmarks run as `python -m bench.NAME` from the root: no sys.path patching, nothing from tests/."""
+    wrong = []
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "sys.path" in text:
+            wrong.append(f"{path.relative_to(ROOT)} patches sys.path")
+        wrong += [
+            f"{path.relative_to(ROOT)} imports {m}" for m in _imports(path) if m.split(".")[0] == "tests"
+        ]
+    assert not wrong, "\n".join(wrong)
+
+
+# The demo reader is honest only if it answers from the prompt: the modules behind its replies open no
+# file (truth.jsonl, the corpus) and import nothing that reads one.
+READER_MODULES = ["brain", "chat_format", "coding", "fields", "reading", "outputs", "server"]
+
+
+def test_the_demo_reader_reads_only_the_prompt():
+    readers = {"pathlib", "os", "io", "shutil", "sqlite3", "glob", "csv"}
+    wrong = []
+    for name in READER_MODULES:
+        path = ROOT / "fakes" / f"{name}.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        opens = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "open"]
+        project = {m for m in _imports(path) if m.split(".")[0] in ALLOWED and not m.startswith("fakes.")}
+        bad = {m for m in _imports(path) if m.split(".")[0] in readers} | project
+        if opens or bad:
+            wrong.append(f"fakes/{name}.py: open() x{len(opens)}, imports {sorted(bad)}")
+    assert not wrong, "\n".join(wrong)

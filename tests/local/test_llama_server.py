@@ -15,28 +15,12 @@ import time
 import pytest
 
 from collate import ask
+from fakes import llama_server
+from fakes.corpus import dataset_items
+from fakes.llama_server import LOCAL
 from programs.runtime.lm_progress import current_watch
-from tests.e2e.corpus import dataset_items
-from tests.local import llama_server
 
 pytestmark = pytest.mark.slow
-
-# A local profile: one request at a time (one server slot), no retry (a retried request waits behind
-# the abandoned one, which the server keeps generating), short answers per stage.
-LOCAL = {
-    "COLLATE_TIMEOUT": "90",
-    "COLLATE_NUM_RETRIES": "0",
-    "COLLATE_CONCURRENCY": "1",
-    "COLLATE_MAX_TOKENS_PLANNER": "512",
-    "COLLATE_MAX_TOKENS_EXTRACTOR": "256",
-    "COLLATE_MAX_TOKENS_NORMALIZER": "256",
-    "COLLATE_MAX_TOKENS_CODER": "512",
-    "COLLATE_MAX_TOKENS_ANSWER": "256",
-    "COLLATE_CODE_ROUNDS": "1",
-    "COLLATE_REPAIR_FACTS": "false",
-    "COLLATE_LM_PROGRESS_EVERY": "15",
-    "COLLATE_CACHE": "false",
-}
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import dspy
 import pytest
 from dspy.lm15 import Message, Response, TextPart, Usage
 
-from tests.fakes.chat_format import format_reply, parse_prompt
+from fakes.chat_format import format_reply, parse_prompt
 
 _BY_TYPE = {"int": 1, "float": 1.0, "bool": True}
 

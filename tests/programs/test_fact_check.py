@@ -93,9 +93,11 @@ def test_an_unverified_fact_is_flagged_left_out_of_the_result_and_named_in_the_c
     assert [(u["symbol"], u["status"]) for u in pred.coverage["unverified"]] == [
         ("600003", "value_not_in_quote")
     ]
-    assert pred.coverage_line == "依据：3份文件中的3份；1项未经核实：600003（引文中无此数值）。".replace(
-        "（", " ("
-    ).replace("）", ")")
+    # doc-c's revenue, (1,234) 元, is verified but 13,000,000x below the others': named as a units question
+    assert pred.coverage_line == (
+        "依据：3份文件中的3份；1项未经核实：600003（引文中无此数值）；"
+        "单位存疑：600003的revenue约为其余2份的13,000,000分之一。"
+    ).replace("（", " (").replace("）", ")")
 
 
 def test_a_setting_keeps_unverified_facts_in_the_computation(run, monkeypatch):

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
+from fakes.brain import Brain
+from fakes.server import FakeLMServer, Fault
 from programs.runtime.lm_retry import WaitTooLong, planned_wait
 from programs.runtime.settings import Settings, build_lm
-from tests.fakes.brain import Brain
-from tests.fakes.server import FakeLMServer, Fault
 
 
 def _lm(server, **settings):

@@ -14,11 +14,11 @@ import signal
 import pytest
 
 from collate import ask
+from fakes.brain import Brain
+from fakes.corpus import dataset_items
+from fakes.server import FakeLMServer, Fault
 from programs.runtime.lm_endpoint import engine_for, structured_mode, token_param
 from programs.runtime.settings import Settings, build_lm
-from tests.e2e.corpus import dataset_items
-from tests.fakes.brain import Brain
-from tests.fakes.server import FakeLMServer, Fault
 from tests.sandbox.processes import runner_processes
 
 STAGE_KINDS = ("plan", "extract", "normalize", "write_code", "answer")
@@ -188,8 +188,8 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(
 def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(
     small_corpus, item, monkeypatch, capsys, tmp_path
 ):
+    from fakes.chat_format import call_kind
     from programs.runtime.lm_progress import current_watch
-    from tests.fakes.chat_format import call_kind
 
     first = sorted(row["id"] for row in item["metadata"])[0]
     garbled = Fault(

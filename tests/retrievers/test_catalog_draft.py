@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
 from retrievers.catalog import Catalog
 from retrievers.catalog_draft.draft import draft_catalog, file_ids, unsettled_path, write_draft
 from retrievers.catalog_draft.rules_en import ANNUAL, CURRENT, EARNINGS, QUARTERLY, read_us_filing
 from retrievers.catalog_draft.rules_zh import ANNUAL as A_ANNUAL
 from retrievers.catalog_draft.rules_zh import DIVIDEND, ESG, HALF_YEAR, MEETING, read_a_share
-from tests.fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
 
 REPO = Path(__file__).resolve().parents[2]
 

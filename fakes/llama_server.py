@@ -25,6 +25,25 @@ MODEL_ALIAS = "smollm2"
 CONTEXT = 8192
 
 
+# The COLLATE_* settings of a small local model (the slow test and bench/local_structured.py): one
+# request at a time (one server slot), no retry (a retried request waits behind the abandoned one,
+# which the server keeps generating), short answers per stage.
+LOCAL = {
+    "COLLATE_TIMEOUT": "90",
+    "COLLATE_NUM_RETRIES": "0",
+    "COLLATE_CONCURRENCY": "1",
+    "COLLATE_MAX_TOKENS_PLANNER": "512",
+    "COLLATE_MAX_TOKENS_EXTRACTOR": "256",
+    "COLLATE_MAX_TOKENS_NORMALIZER": "256",
+    "COLLATE_MAX_TOKENS_CODER": "512",
+    "COLLATE_MAX_TOKENS_ANSWER": "256",
+    "COLLATE_CODE_ROUNDS": "1",
+    "COLLATE_REPAIR_FACTS": "false",
+    "COLLATE_LM_PROGRESS_EVERY": "15",
+    "COLLATE_CACHE": "false",
+}
+
+
 def server_python() -> str:
     return os.environ.get("LOCAL_LLAMA_PYTHON") or sys.executable
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.fakes.fields import FieldRule, rule_named
+from fakes.fields import FieldRule, rule_named
 
 PAGE = re.compile(r"^\s*\[page (\d+)(?:\s*-\s*\d+)?\]\s*", re.I)
 NUMBER = re.compile(

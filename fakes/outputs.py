@@ -40,7 +40,7 @@ def fake_value(annotation: Any, name: str = "value") -> Any:
     if annotation is str:
         return f"fake {name}"
     raise TypeError(
-        f"fake_value cannot build a {annotation!r} for field {name!r}: add a rule for it in tests/fakes/outputs.py"
+        f"fake_value cannot build a {annotation!r} for field {name!r}: add a rule for it in fakes/outputs.py"
     )
 
 

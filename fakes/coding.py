@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 
-from tests.fakes.fields import RATIOS, rule_named, rules_for
-from tests.fakes.reading import chinese_number
+from fakes.fields import RATIOS, rule_named, rules_for
+from fakes.reading import chinese_number
 
 IDENTITY = ("id", "symbol", "year", "doctype")
 K_PATTERN = re.compile(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 
-from tests.fakes.brain import Brain
-from tests.fakes.server import approx_tokens
+from fakes.brain import Brain
+from fakes.server import approx_tokens
 
 
 def request_messages(request) -> list[dict]:

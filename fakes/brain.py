@@ -18,10 +18,10 @@ import zlib
 from collections import Counter
 from typing import Any
 
-from tests.fakes.chat_format import ParsedPrompt, format_reply, kind_of_prompt, parse_prompt
-from tests.fakes.coding import fix_code, write_code, years_in
-from tests.fakes.fields import DOCTYPES, US_ANNUAL, FieldRule, rule_named, rules_for
-from tests.fakes.reading import extract_facts, normalize_records
+from fakes.chat_format import ParsedPrompt, format_reply, kind_of_prompt, parse_prompt
+from fakes.coding import fix_code, write_code, years_in
+from fakes.fields import DOCTYPES, US_ANNUAL, FieldRule, rule_named, rules_for
+from fakes.reading import extract_facts, normalize_records
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -79,7 +79,7 @@ def last_message_contains(text: str) -> Callable[[list[dict]], bool]:
 
 def default_kind(messages: list[dict]) -> str:
     """Which project signature a call is for; the brain's classifier, imported lazily."""
-    from tests.fakes.chat_format import call_kind
+    from fakes.chat_format import call_kind
 
     return call_kind(messages)
 
@@ -112,6 +112,7 @@ class FakeLMServer:
         model_name: str = "fake-brain",
         hang_seconds: float = 30.0,
         kind_of: Callable[[list[dict]], str] = default_kind,
+        port: int = 0,  # 0 = any free port; `collate reader --port P` asks for one
     ):
         self.responder = responder
         self.latency = latency
@@ -119,6 +120,7 @@ class FakeLMServer:
         self.model_name = model_name
         self.hang_seconds = hang_seconds
         self.kind_of = kind_of
+        self.requested_port = port
         self.records: list[CallRecord] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -128,7 +130,7 @@ class FakeLMServer:
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> FakeLMServer:
         handler = type("BoundHandler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.requested_port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-lm-server", daemon=True)
         self._thread.start()
