@@ -23,6 +23,7 @@ from retrievers.chunking import Chunk
 from retrievers.dense_text import DENSE_TEXT_VERSION, dense_text, readings
 from retrievers.embedding import Embedder, get_embedder
 from retrievers.lexical import NGRAM, LexicalIndex
+from retrievers.query_text import strip_instructions
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -196,9 +197,11 @@ class DocumentIndex:
         return self.dense is not None
 
     def query_vector(self, query: str) -> np.ndarray:
-        """The query as this index's embedder reads it: without figures, like the chunks (dense_text.py)."""
+        """The query as this index's embedder reads it: its content without instructions to the answerer
+        (query_text.py), and without figures, like the chunks (dense_text.py)."""
         if self.embedder is None:
             raise ValueError(f"document {self.doc_id!r} has no dense index (built BM25-only)")
+        query = strip_instructions(query)
         text = dense_text(query) if self.meta.get("dense_text") else query
         return self.embedder.encode([text or query])[0]
 
@@ -226,10 +229,13 @@ class DocumentIndex:
         They are ranked as a second query on the same side(s) and fused with the description's
         ranking (weight TERMS_WEIGHT), so a chunk that prints them rises without the description's
         own matches being drowned (see `fuse_terms`).
+
+        The query is searched without its instructions to the answerer ("Round to two decimals",
+        "Assume you are an analyst": query_text.py); the terms are searched as given.
         """
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}: use one of {MODES}")
-        base = self._ranked(query, mode, query_vector)
+        base = self._ranked(strip_instructions(query), mode, query_vector)
         terms = [t.strip() for t in terms or [] if t and t.strip()]
         if not terms:
             return base

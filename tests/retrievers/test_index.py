@@ -64,3 +64,25 @@ def test_dense_side_counts_less_on_chinese_queries():
 
     assert dense_weight("资本充足率。") == DENSE_WEIGHT_ZH < DENSE_WEIGHT_EN == dense_weight("total assets.")
     assert dense_weight("是否使用或参照 GRI 标准。") == DENSE_WEIGHT_ZH
+
+
+def test_a_questions_instructions_do_not_rank_chunks():
+    # "analyst" and "internet" are the preamble's words; only the forward-looking chunk and the network
+    # chunk print them, while the answer is in the cash flow statement
+    chunks = [
+        Chunk(
+            "Forward-looking statements\nAnalysts and investors should not rely on internet forecasts.", 1, 1
+        ),
+        Chunk("Network\nOur internet connection business grew; analyst days were held.", 2, 2),
+        Chunk("Consolidated Statements of Cash Flows\nCapital expenditures (5,207) (4,625)", 3, 3),
+    ]
+    index = DocumentIndex.build("d2", chunks, None)
+    question = "What were capital expenditures in 2022?"
+    wrapped = (
+        "Answer as if you are an equity research analyst who lost internet connection. "
+        + question
+        + " Round your answer to two decimal places."
+    )
+    for mode in ("bm25", "hybrid"):
+        assert np.array_equal(index.ranked(wrapped, mode), index.ranked(question, mode))
+        assert index.search(wrapped, k=1, mode=mode)[0].page == 3
