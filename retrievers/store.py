@@ -201,7 +201,7 @@ class IndexStore:
                 if name not in vectors:
                     vectors[name] = idx.query_vector(query)
                 d = idx.dense_scores(vectors[name])
-            lx = idx.lexical.scores(query)
+            lx = idx.lexical_scores(query)
             top = lx.max() if len(lx) else 0.0
             owners += [(idx, i) for i in range(len(idx.chunks))]
             dense.append(d)
