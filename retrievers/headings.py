@@ -129,8 +129,12 @@ def heading_level(line: str, before: str = "", after: str = "") -> int | None:
     if not _figures(line) and upper_case(line):
         return TITLE
     if len(line.split()) <= MAX_TITLE_WORDS and not _numbers(line) and title_case(line) and _body(after):
-        opens = not before or _SENTENCE_END.search(before.strip()) or before.strip().endswith(("”", '"'))
-        if opens or title_case(before) or upper_case(before):
+        before = before.strip()
+        opens = not before or _SENTENCE_END.search(before) or before.endswith(("”", '"'))
+        # or it follows another heading: a short title, not a line of prose in capitals ("Management VaR
+        # and Regulatory VaR. Refer to JPMorgan" runs on into "Chase’s Basel III Pillar 3 ...")
+        after_title = len(before) <= MAX_HEADING_CHARS and not re.search(r"[.;:!?]\s", before)
+        if opens or (after_title and (title_case(before) or upper_case(before))):
             return TITLE
     return None
 
