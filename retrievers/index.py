@@ -36,24 +36,27 @@ MODES = ("hybrid", "dense", "bm25")
 # the terms and third by the description beats one first by the description and unmatched by the
 # terms. A design choice, not a tuned figure (no question set with planner terms exists yet).
 TERMS_WEIGHT = 1.5
-# A chunk's heading path is a field of its own for BM25 (BM25F-like: its score added at this weight to the
-# text's), so "Item 3. Legal Proceedings" above a chunk counts as a heading, however long the text under
-# it. Measured 2026-12-04 with the same chunks (FinanceBench dev: 38 questions, hybrid recall@5 / @10 / MRR;
-# synthetic corpus: 136 English / 369 Chinese field descriptions, shipped recall@5):
+# A chunk's heading path is a field of its own for BM25 (its score added at this weight to the text's), so
+# the heading a chunk sits under ("Item 3. Legal Proceedings", "Our Customers") counts as a heading, however
+# long the text under it. Measured 2026-12-03 with the same chunks (FinanceBench dev, 38 questions: hybrid
+# recall@5 / @10 / MRR; synthetic corpus, 136 English / 369 Chinese field descriptions: shipped recall@5):
 #
-#     heading words                      dev                    synthetic en / zh
-#     not searched                       0.763 / 0.868 / 0.646  0.993 / 0.992
-#     appended to the chunk's BM25 text  0.789 / 0.895 / 0.643  0.985 / 0.951
-#     own field, weight 0.1              -                      0.993 / 0.997
-#     own field, weight 0.25             0.763 / 0.895 / 0.664  0.993 / 0.997   <- this
-#     own field, weight 0.5              0.789 / 0.895 / 0.725  0.971 / 0.997
-#     own field, weight 1.0              0.763 / 0.895 / 0.693  -
+#     heading words                           dev                    synthetic en / zh
+#     only as the chunk's first line          0.763 / 0.868 / 0.646  0.993 / 0.992
+#     path appended to the chunk's BM25 text  0.789 / 0.895 / 0.646  0.985 / 0.951
+#     own field, weight 0.1                   0.789 / 0.868 / 0.663  0.993 / 0.997
+#     own field, weight 0.25                  0.763 / 0.895 / 0.665  0.993 / 0.997   <- this
+#     own field, weight 0.5                   0.816 / 0.895 / 0.708  0.971 / 0.997
+#     own field, weight 1.0                   0.789 / 0.895 / 0.683  -
+#     own field without the section, 0.5      0.789 / 0.868 / 0.647  0.993 / 0.970
 #
-# A question is long and names a section ("legal battles", "customers"); a field's description is two
-# words, and at weight 0.5 a heading that shares one ("Market for Registrant's Common Equity" for
-# "shareholders' equity") lifts its whole section over the balance sheet. 0.25 is the weight that helps
-# the one and keeps the other; one question moves the dev figures by 0.026. The path is not embedded:
-# MiniLM over path + figure chunk ranked worse (dev dense recall@5 0.711 -> 0.658, MRR 0.520 -> 0.464).
+# What helps is the chunk's own heading counting twice (the ancestors alone add nothing). A question is long
+# and names a section ("legal battles", "customers"); a field's description is two words, and at 0.5 a
+# heading sharing one of them ("Market for Registrant's Common Equity" for "shareholders' equity") lifts its
+# whole section over the balance sheet. 0.25 keeps the descriptions' recall; one question moves the dev
+# figures by 0.026, so 0.25 vs 0.5 on dev is within noise. Appended to the text, a Chinese path's
+# characters match every query. The path is not embedded: MiniLM over path + figure chunk ranked worse (dev
+# dense recall@5 0.711 -> 0.658, MRR 0.520 -> 0.464).
 HEADING_WEIGHT = 0.25
 
 
