@@ -9,18 +9,26 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from retrievers.documents.headings import (
+    TITLE,
+    Contents,
+    Heading,
+    Outline,
+    find_contents,
+    heading_level,
+    numbering_level,
+    running_lines,
+)
 from retrievers.documents.pdf import Page, is_han
 from retrievers.documents.statements import (
-    amount_line,
     column_header,
     statement_kind,
-    statement_title,
     states_amounts,
     unit_line,
 )
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 5
+CHUNKER_VERSION = 6  # 6: heading paths (retrievers/headings.py)
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece, an
 # English word of ~5 letters about one: so ASCII characters count ASCII_WEIGHT of a character toward
 # TARGET_CHARS and an English chunk holds ~2x the characters of a Chinese one (~840, ~200 pieces).
@@ -30,20 +38,8 @@ CHUNKER_VERSION = 5
 TARGET_CHARS = 420
 MAX_CHARS = 700
 ASCII_WEIGHT = 0.5
-MAX_HEADING_CHARS = 60
 MIN_WRAPPED_CHARS = 20  # shorter lines ended where the writer ended them, not at the margin
-
-_HEADING = re.compile(
-    r"^(第[一二三四五六七八九十百零\d]+[节章部分条]"  # 第三节 管理层讨论与分析
-    r"|[一二三四五六七八九十]+[、.．]"  # 一、公司信息
-    r"|[（(][一二三四五六七八九十]+[）)]"  # （一）主要会计数据
-    r"|item\s+\d+[a-z]?[.:]?\s"  # Item 7. Management's Discussion
-    r"|part\s+[ivx]+\b"  # PART II
-    r"|\d+(\.\d+)*[、.．]?\s*\S"  # 1.2 Capital adequacy
-    r")",
-    re.IGNORECASE,
-)
-_SENTENCE_END = re.compile(r"[。；;，,:：.!?！？]$")
+PATH_SEPARATOR = " > "
 
 
 @dataclass(frozen=True)
@@ -57,39 +53,24 @@ class Chunk:
     # ("balance sheet" for "Statement of Financial Position"). BM25 indexes them; MiniLM does not embed
     # them (a long shared line made every chunk of a statement alike to it) and readers never see them.
     terms: str = ""
+    # the headings above the chunk, outermost first, joined by PATH_SEPARATOR ("PART I > Item 3. Legal
+    # Proceedings"; retrievers/headings.py): BM25 searches them, the text (what is quoted) stays as printed
+    path: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def is_heading(line: str) -> bool:
-    """A short line that opens a numbered section, or a short title-like line."""
-    line = line.strip()
-    if not line or len(line) > MAX_HEADING_CHARS or _SENTENCE_END.search(line):
-        return False
-    if _HEADING.match(line):
-        # "1,234,567", "2022 | ..." or "2017 2016 (1)" (column headers) are numbers, not numbered headings
-        # nor is a row of amounts that wrapped to start with a number ("4.200 % July 2052 $ 500")
-        return (
-            not re.match(r"^[\d,.\s%$|-]+$", line)
-            and "|" not in line
-            and not column_header(line)
-            and not re.search(r"[$%％]", line)
-            and sum(map(amount_line, line.split())) < 2
-        )
-    if statement_title(line):  # "Consolidated Statement of Cash Flows"
-        return True
-    # "CONSOLIDATED BALANCE SHEETS (in thousands)": upper case once the parenthetical is set aside
-    title = re.sub(r"\([^)]*\)", "", line)
-    letters = re.sub(r"[^A-Za-z]", "", title)
-    return len(letters) >= 4 and letters.isupper() and len(title.split()) <= 8
+    """A short line that opens a numbered section, or a title-like line (without the lines around it)."""
+    return heading_level(line) is not None
 
 
 def _sub_heading(line: str, pages_after_title: int) -> bool:
     """ "ASSETS", "LIABILITIES AND STOCKHOLDERS' EQUITY" under a statement's title (on its page or the
     next): a part of the statement, not a new section. A numbered heading ("Item 8.", "Note 3") or the
     notes' title ends the statement."""
-    return pages_after_title <= 1 and not _HEADING.match(line) and not re.match(r"notes?\b", line, re.I)
+    return pages_after_title <= 1 and numbering_level(line) is None and not re.match(r"notes?\b", line, re.I)
 
 
 def _weight(text: str) -> float:
@@ -101,6 +82,7 @@ class _Builder:
     def __init__(self):
         self.chunks: list[Chunk] = []
         self.section = ""
+        self.outline = Outline()
         # what heads the table the lines belong to: the usual names of the section's statement, its
         # unit line and its column headers; kept until the next heading, across page breaks
         self.context: dict[str, str] = {}
@@ -108,7 +90,7 @@ class _Builder:
         self.size = 0.0
         self.first_page = self.last_page = self.statement_page = self.context_page = 0
 
-    def heading(self, line: str, page: int) -> bool:
+    def heading(self, line: str, page: int, level: int) -> bool:
         """Open a section at `line`; False when it is only a sub-heading inside a statement."""
         line = line.strip()
         kind = statement_kind(line)
@@ -116,6 +98,7 @@ class _Builder:
             return False
         self.flush()
         self.section = line
+        self.outline.enter(Heading(line, level))
         self.context = {"kind": kind} if kind else {}
         if kind:
             self.statement_page = page
@@ -136,6 +119,7 @@ class _Builder:
             self.flush()  # the lines before the break still belong under this head
             if self.context.get("kind"):
                 self.section = ""  # the statement ended: its title would head the notes after it
+                self.outline.leave(TITLE)
             self.context = {}
 
     def add(self, line: str, page: int, kind: str = "text", header: str = "") -> None:
@@ -161,7 +145,8 @@ class _Builder:
                 prefix.append(p)
         text = "\n".join(prefix + [_join_wrapped(self.lines)] if kind == "text" else prefix + self.lines)
         terms = self.context.get("kind", "")
-        self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind, terms))
+        path = PATH_SEPARATOR.join(self.outline.path)
+        self.chunks.append(Chunk(text, self.first_page, self.last_page, self.section, kind, terms, path))
         self.lines, self.size = [], 0.0
 
 
@@ -208,9 +193,12 @@ def _split_long(line: str) -> list[str]:
 
 def chunk_pages(pages: list[Page]) -> list[Chunk]:
     """Split at headings and around tables; text may run across a page break within a section."""
+    page_lines = [(p.number, [x for b in p.blocks if b.kind == "text" for x in b.lines]) for p in pages]
+    contents, running = find_contents(page_lines), running_lines(page_lines)
     b = _Builder()
-    for page in pages:
+    for page, (_, lines) in zip(pages, page_lines, strict=True):
         b.page_break(page.number)
+        at = 0  # the line's place among the page's text lines: the lines around a heading
         for block in page.blocks:
             if block.kind == "table":
                 b.flush()
@@ -219,8 +207,28 @@ def chunk_pages(pages: list[Page]) -> list[Chunk]:
                 b.flush("table", block.header)
                 continue
             for line in block.lines:
-                if not (is_heading(line) and b.heading(line, page.number)):
+                before, after = lines[at - 1] if at else "", lines[at + 1] if at + 1 < len(lines) else ""
+                at += 1
+                level = _heading_level(line, before, after, page.number, contents, running)
+                if not (level is not None and b.heading(line, page.number, level)):
                     b.note(line, page.number)
                 b.add(line, page.number)
     b.flush()
     return b.chunks
+
+
+def _heading_level(
+    line: str, before: str, after: str, page: int, contents: Contents, running: frozenset[str]
+) -> int | None:
+    """The depth of `line` as a heading in its document, or None: not a line of the table of contents (it
+    lists a heading, it does not open one), not a running title unless numbered; a line the contents list
+    is a heading after it even where its form alone would not say so."""
+    if contents.entry(line, page):
+        return None
+    level = heading_level(line, before, after)
+    if level is not None:
+        return level if level != TITLE or line.strip() not in running else None
+    if contents.pages and page > max(contents.pages) and contents.lists(line):
+        level = numbering_level(line.strip())
+        return TITLE if level is None else level
+    return None

@@ -45,7 +45,7 @@ _KINDS = (
 
 _TITLE = re.compile(
     r"^(?=[A-Z])(condensed\s+)?(consolidated\s+)?(combined\s+)?"
-    r"(statements?\s+of\s+[A-Za-z ,'’()/-]+|balance\s+sheets?)"
+    r"(statements?\s+of\s+[A-Za-z ,'’()/-]+|balance\s+sheets?(?P<filer>(\s+[\w.,&'’-]+)*?))"
     r"(\s*\((continued|unaudited)\))*$",
     re.I,
 )
@@ -66,10 +66,15 @@ def statement_title(line: str) -> bool:
     starts with a capital and does not run on into a sentence ("... statements of operations and")."""
     line = line.strip()
     words = line.split()
+    m = _TITLE.match(line)
+    # "Consolidated Balance Sheets Corning Incorporated and Subsidiary Companies": the filer's name beside
+    # the title, in capitals, not a sentence ("Balance sheet data are shown below")
+    filer = (m.group("filer") or "").split() if m else []
     return (
-        len(words) <= 10
+        m is not None
+        and len(words) <= 10
         and words[-1].lower() not in ("and", "of", "the", "in", "to", "for")
-        and bool(_TITLE.match(line))
+        and all(w[:1].isupper() or w in ("and", "of", "&") for w in filer)
     )
 
 

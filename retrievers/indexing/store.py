@@ -19,6 +19,7 @@ from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
 from retrievers.documents.page_text import page_texts_from_chunks
 from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
+from retrievers.indexing.query_text import strip_instructions
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -174,7 +175,9 @@ class IndexStore:
 
         Dense cosines are comparable across documents; BM25 scores are per-document, so the
         lexical side is ranked by score normalized to each document's best hit before fusion.
+        The question is searched without its instructions to the answerer (query_text.py).
         """
+        query = strip_instructions(query)
         # a document whose last build failed but kept its previous index is searched; one with none is skipped
         failed = self.failures()
         ids = (
@@ -198,7 +201,7 @@ class IndexStore:
                 if name not in vectors:
                     vectors[name] = idx.query_vector(query)
                 d = idx.dense_scores(vectors[name])
-            lx = idx.lexical.scores(query)
+            lx = idx.lexical_scores(query)
             top = lx.max() if len(lx) else 0.0
             owners += [(idx, i) for i in range(len(idx.chunks))]
             dense.append(d)

@@ -64,3 +64,64 @@ def test_dense_side_counts_less_on_chinese_queries():
 
     assert dense_weight("资本充足率。") == DENSE_WEIGHT_ZH < DENSE_WEIGHT_EN == dense_weight("total assets.")
     assert dense_weight("是否使用或参照 GRI 标准。") == DENSE_WEIGHT_ZH
+
+
+def test_a_questions_instructions_do_not_rank_chunks():
+    # "analyst" and "internet" are the preamble's words; only the forward-looking chunk and the network
+    # chunk print them, while the answer is in the cash flow statement
+    chunks = [
+        Chunk(
+            "Forward-looking statements\nAnalysts and investors should not rely on internet forecasts.", 1, 1
+        ),
+        Chunk("Network\nOur internet connection business grew; analyst days were held.", 2, 2),
+        Chunk("Consolidated Statements of Cash Flows\nCapital expenditures (5,207) (4,625)", 3, 3),
+    ]
+    index = DocumentIndex.build("d2", chunks, None)
+    question = "What were capital expenditures in 2022?"
+    wrapped = (
+        "Answer as if you are an equity research analyst who lost internet connection. "
+        + question
+        + " Round your answer to two decimal places."
+    )
+    for mode in ("bm25", "hybrid"):
+        assert np.array_equal(index.ranked(wrapped, mode), index.ranked(question, mode))
+        assert index.search(wrapped, k=1, mode=mode)[0].page == 3
+
+
+def test_a_chunks_heading_path_is_searched_as_its_own_field(tmp_path):
+    # the answer sits under "Item 3. Legal Proceedings" without printing it; its text and the decoy's each
+    # share one word with the question ("claims", "legal"): only the heading tells them apart
+    chunks = [
+        Chunk(
+            "Risk Factors\nChanges in laws could raise our costs of compliance and of legal advice.",
+            4,
+            4,
+            section="Risk Factors",
+            path="PART I > Item 1A. Risk Factors",
+        ),
+        Chunk(
+            "Environmental Matters\nWe are named in claims about former waste sites; none is material.",
+            9,
+            9,
+            section="Environmental Matters",
+            path="PART I > Item 3. Legal Proceedings > Environmental Matters",
+        ),
+    ]
+    chunks += [  # other sections: the words of the question are rare, as in a filing
+        Chunk(
+            f"{title}\nWe describe {title.lower()} here.",
+            10 + n,
+            10 + n,
+            section=title,
+            path=f"PART I > {title}",
+        )
+        for n, title in enumerate(["Item 1. Business", "Item 2. Properties", "Seasonality", "Competition"])
+    ]
+    index = DocumentIndex.build("d3", chunks, None)
+    query = "Is the company party to any legal proceedings or claims?"
+    assert index.search(query, k=1, mode="bm25")[0].page == 9
+    index.save(tmp_path / "d3")
+    assert DocumentIndex.load(tmp_path / "d3").search(query, k=1)[0].page == 9
+    index.headings = None  # an index built before heading paths: the text alone cannot tell them apart
+    scores = index.ranked(query, "bm25")
+    assert scores[0] == scores[1] > 0

@@ -83,6 +83,23 @@ def test_second_page_of_a_statement_keeps_its_head():
 
 @needs_realdocs
 @pytest.mark.slow
+def test_a_10k_chunks_carry_their_items_and_sub_headings():
+    chunks = chunk_pages(parse_pdf(_pdf("PEPSICO_2022_10K")).pages)
+    paths = {c.page: [] for c in chunks}
+    for c in chunks:
+        paths[c.page].append(c.path)
+    assert "PART I > Item 1. Business. > Our Customers" in paths[9]
+    assert (
+        "PART I > Item 3. Legal Proceedings." in paths[26]
+    )  # "Item 3. Legal Proceedings." ends with a period
+    # Item 7's title is 95 characters and shares its page with the MD&A's own table of contents
+    assert any(p.startswith("PART II > Item 7. Management’s Discussion and Analysis") for p in paths[32])
+    # the table of contents (page 3) lists the Items without opening them
+    assert not any("Risk Factors 11" in p for page in paths.values() for p in page)
+
+
+@needs_realdocs
+@pytest.mark.slow
 def test_evidence_pages_of_real_questions_are_in_the_top_five(tmp_path):
     from retrievers.building.build import build_index
     from retrievers.catalog import Catalog
