@@ -63,6 +63,27 @@ def run_name(variant: str, program_hash: str, part: str, n: int) -> str:
     return f"{variant} {program_hash} {part} n={n}"
 
 
+def run_labels(
+    variant: str, state_hash: str, items_hash: str, part: str, n: int, dataset_file: str | None = None
+) -> tuple[str, dict, dict]:
+    """(name, tags, dataset input) of an evaluation run: what the runs table and the headline view show of it."""
+    tags = {
+        **tracking.EVALUATION,  # kind=evaluation: the rows of the headline view
+        "variant": variant,
+        "split": part,
+        "program_hash": state_hash,
+        "optimizer": "none",
+        "dataset_hash": items_hash,
+    }
+    questions = {  # the default runs view's Dataset column: file name, hash, split
+        "name": Path(dataset_file).name if dataset_file else "questions",
+        "digest": items_hash[:8],
+        "context": part,
+        "source": str(Path(dataset_file).resolve()) if dataset_file else "",
+    }
+    return run_name(variant, state_hash, part, n), tags, questions
+
+
 def variant_tags(program_arg: str | None, origin: dict) -> dict:
     """Tags every evaluation run carries, so the runs table tells the variants apart (and links the compile)."""
     kind = "flat-rag" if program_arg in FLAT_VARIANTS else "analyst"
@@ -186,23 +207,10 @@ def evaluate_program(
         "judge": settings.model_for("judge") if judge is not None else "",
         **(params or {}),
     }
-    run_tags = {
-        **tracking.EVALUATION,  # kind=evaluation: the rows of the headline view
-        "variant": variant,
-        "split": part,
-        "program_hash": state_hash,
-        "optimizer": "none",
-        "dataset_hash": items_hash,
-        **(tags or {}),
-    }
-    name = run_name(variant, state_hash, part, len(items))
-    questions = {
-        "name": Path(dataset_file).name if dataset_file else "questions",
-        "digest": items_hash[:8],
-        "context": part,
-        "source": str(Path(dataset_file).resolve()) if dataset_file else "",
-    }
-    with tracking.start_run(name, params=all_params, tags=run_tags, dataset=questions) as run:
+    name, run_tags, questions = run_labels(variant, state_hash, items_hash, part, len(items), dataset_file)
+    with tracking.start_run(
+        name, params=all_params, tags={**run_tags, **(tags or {})}, dataset=questions
+    ) as run:
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):

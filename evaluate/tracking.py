@@ -47,7 +47,7 @@ METRIC_GROUPS = [
     ("process_verified_micro_cell", "acc/verified_micro"),
     ("process_verified_", "acc/verified_"),  # acc/verified_macro_row, ...
     ("process_", "acc/process_"),  # acc/process_macro_row, acc/process_micro_column, ...
-    ("dev_metric", "acc/dev"),  # a compile's score of its saved program on dev
+    ("dev_metric", "dev/metric"),  # a compile's score of its saved program on dev, beside its cost
     ("total_tokens", "lm/tokens"),
     ("cost_usd", "lm/cost_usd"),
     ("dev_lm_calls", "dev/lm_calls"),
@@ -85,17 +85,17 @@ HEADLINE = [
     ("acc/micro", "micro", "{:.3f}", 76),
     ("acc/full", "full", "{:.3f}", 64),
     ("lm/calls", "LM calls", "{:.0f}", 66),
-    ("lm/tokens", "tokens", "{:.0f}", 74),
+    ("lm/tokens", "tokens", "{:.0f}", 70),
     # in the run's description only (0: no column)
-    ("acc/dev", "dev metric", "{:.3f}", 0),
+    ("dev/metric", "dev metric", "{:.3f}", 0),
     ("lm/errors", "LM errors", "{:.0f}", 0),
     ("lm/parse_failures", "parse failures", "{:.0f}", 0),
     ("lm/cost_usd", "cost $", "{:.4f}", 0),
     ("time/seconds", "s", "{:.1f}", 0),
 ]
-HEADLINE_TAGS = [("variant", 124), ("split", 44), ("dataset_hash", 80)]
+HEADLINE_TAGS = [("variant", 136), ("split", 44), ("dataset_hash", 80)]
 # The columns MLflow always shows, narrowed (the run name carries variant, program hash, split and n).
-FIXED_COLUMNS = [("attributes.`Run Name`", 240), ("runDateAndNestInfo", 84), ("duration", 62)]
+FIXED_COLUMNS = [("attributes.`Run Name`", 240), ("runDateAndNestInfo", 76), ("duration", 62)]
 # Only evaluation runs: a comparison of variants (compile runs and their trials are in the default view).
 EVALUATION = {"kind": "evaluation"}
 VIEW_KEY = "collate-headline"

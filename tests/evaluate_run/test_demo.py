@@ -71,7 +71,7 @@ def test_with_an_lm_it_answers_scores_and_points_at_mlflow(
     printed = capsys.readouterr().out
     assert "final accuracy" in printed and tracking.tracking_uri() in printed and "mlflow server" in printed
     new = [r for r in tracking.runs() if r.info.run_id not in before]
-    assert len(new) == 1 and new[0].data.metrics["n"] == 2
+    assert len(new) == 1 and new[0].data.metrics["answers/n"] == 2
     assert list((out / "runs").glob("*/agent_output.json"))
 
 

@@ -34,7 +34,9 @@ def _catalog(n: int) -> Catalog:
 
 
 def _question(*doc_ids: str) -> dspy.Example:
-    return dspy.Example(question="q", doc_ids=list(doc_ids), question_id="x").with_inputs("question", "doc_ids")
+    return dspy.Example(question="q", doc_ids=list(doc_ids), question_id="x").with_inputs(
+        "question", "doc_ids"
+    )
 
 
 def test_a_question_costs_one_call_per_stage_and_one_extraction_per_document_in_scope():
@@ -52,12 +54,16 @@ def test_each_optimizer_is_priced_up_to_its_first_scored_candidate():
     priced = {
         name: estimate(name, "program", train, dev, catalog, options, predictors=6) for name in OPTIMIZERS
     }
-    assert {p.candidate_calls for p in priced.values()} == {21} and priced["gepa"].question_calls["extract"] == 3
+    assert {p.candidate_calls for p in priced.values()} == {21} and priced["gepa"].question_calls[
+        "extract"
+    ] == 3
     assert priced["bootstrap"].first_score_calls == 2 * 6  # traces --max-demos training questions
     assert priced["gepa"].first_score_calls == 21  # scores the starting program on dev
     # MIPROv2 light (N=6): bootstrap (2 + 3 runs), data summary (2) + 3 instructions x 6 predictors x 3 calls, dev
     assert priced["mipro"].first_score_calls == (2 + 3) * 6 + 2 + 3 * 6 * 3 + 21
-    assert priced["simba"].first_score_calls == 6 * 4 * 6  # 4 candidates on a batch of the 6 training questions
+    assert (
+        priced["simba"].first_score_calls == 6 * 4 * 6
+    )  # 4 candidates on a batch of the 6 training questions
     short = priced["mipro"].shortfall(80)
     assert "--max-calls 107 or more" in short and "--force" in short
     assert priced["mipro"].shortfall(107) is None and priced["mipro"].shortfall(None) is None
@@ -87,7 +93,9 @@ def test_a_cap_that_buys_nothing_is_refused_before_any_request_naming_the_one_th
     assert run.data.metrics["budget/needed_calls"] == needed
 
 
-def test_force_spends_a_small_cap_and_warns_with_the_number_needed(small_corpus, brain_server, tmp_path, caplog):
+def test_force_spends_a_small_cap_and_warns_with_the_number_needed(
+    small_corpus, brain_server, tmp_path, caplog
+):
     args = ("--optimizer", "bootstrap", "--limit", "3", "--max-calls", "5", "--force", "--no-autolog")
     assert _compile(small_corpus, tmp_path / "forced.json", *args) == 0
     meta = json.loads((tmp_path / "forced.meta.json").read_text())

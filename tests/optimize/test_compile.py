@@ -79,7 +79,7 @@ def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run
     assert run.info.status == "FINISHED" and run.data.tags["kind"] == "compile"
     assert run.data.params["optimizer"] == "bootstrap" and run.data.params["lm"] == "openai/fake-brain"
     assert run.data.params["dataset_hash"] == meta["dataset_hash"], "the run and the sidecar name one dataset"
-    assert {"lm/calls", "acc/dev", "budget/exhausted", "budget/needed_calls"} <= set(run.data.metrics)
+    assert {"lm/calls", "dev/metric", "budget/exhausted", "budget/needed_calls"} <= set(run.data.metrics)
     # Params: the settings and the optimizer's arguments, never the program (it logged 282 demo fields).
     settings = Settings(lm="x").as_params()
     ours = set(settings) | {k for k in run.data.params if k.startswith("optimizer.")}
@@ -89,7 +89,10 @@ def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"compiled.json", "compiled.meta.json", "program"} <= artifacts, artifacts
     # The compile names the program it saved by its hash, as every evaluation of that file will.
-    assert run.data.tags["program_hash"] == compiled.file_hash(out) and compiled.file_hash(out) in run.info.run_name
+    assert (
+        run.data.tags["program_hash"] == compiled.file_hash(out)
+        and compiled.file_hash(out) in run.info.run_name
+    )
     assert meta["dataset"] == str((small_corpus[0] / "dataset.json").resolve())
     assert meta["index"] == str(small_corpus[1].resolve())
     # mlflow.dspy.autolog(log_compiles=True) hooked the optimizer: its best program and trainset are in the run.
@@ -146,7 +149,7 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
     assert len(budget_lines) == 1, [r.getMessage()[:120] for r in budget_lines]
     run = MlflowClient(tracking.tracking_uri()).get_run(meta["mlflow_run_id"])
     assert run.data.tags["budget_hit"] == "True" and run.data.metrics["budget/exhausted"] == 1.0
-    assert run.data.metrics["acc/dev"] == meta["scores"]["dev_metric"]
+    assert run.data.metrics["dev/metric"] == meta["scores"]["dev_metric"]
 
 
 def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_path, monkeypatch, capsys):

@@ -89,13 +89,19 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
         hashes[variant] = tags["program_hash"]
         # the run name says what ran: variant, program hash, split and n
         assert summary["variant"] == variant and run.info.run_name == f"{variant} {hashes[variant]} all n=1"
-        assert tags["variant"] == variant and tags["dataset_hash"] == evaluated_hash and tags["split"] == "all"
+        assert (
+            tags["variant"] == variant and tags["dataset_hash"] == evaluated_hash and tags["split"] == "all"
+        )
         assert tags["kind"] == "evaluation", "the headline view lists evaluation runs only"
         assert tags["mlflow.note.content"].startswith("final "), "the run's description shows no headline"
         (dataset,) = run.inputs.dataset_inputs  # the default runs view's Dataset column: name, digest, split
         assert (dataset.dataset.name, dataset.dataset.digest) == ("dataset.json", evaluated_hash[:8])
         assert {t.key: t.value for t in dataset.tags}["mlflow.data.context"] == "all"
-    assert hashes["compiled:bootstrap"] == compiled.file_hash(compiled_file) == compile_run.data.tags["program_hash"]
+    assert (
+        hashes["compiled:bootstrap"]
+        == compiled.file_hash(compiled_file)
+        == compile_run.data.tags["program_hash"]
+    )
     assert len(set(hashes.values())) == 3, "the compile added demos: three different programs"
     compiled_tags = client.get_run(runs["compiled:bootstrap"]["run_id"]).data.tags
     assert compiled_tags["optimizer"] == "bootstrap" and compiled_tags["stage"] == "program"
