@@ -86,8 +86,12 @@ def main(argv=None) -> int:
         return 2
     params = {"split": args.split, "seed": args.seed, "limit": args.limit or ""}
     # paths are where things were, not settings: tags, so the compare page does not plot them
-    paths = {"dataset": str(args.dataset), "index": str(args.index), "out": str(out_dir)}
-    paths["program_file"] = args.program or ""
+    paths = {
+        "dataset": str(args.dataset),
+        "index": str(args.index),
+        "out": str(out_dir),
+        "program_file": args.program or "",
+    }
     result = evaluate_program(
         program,
         items,
