@@ -24,6 +24,7 @@ from pathlib import Path
 import dspy
 
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from programs import compiled
 from programs.runtime.lm_progress import RunCounts, totals, trouble_line
 from programs.runtime.run_folder import to_jsonable, write_run
 from programs.runtime.settings import NoLMConfigured, Settings, configure
@@ -156,7 +157,7 @@ def build(args, settings: Settings, store):
         raise BadInput(f"no compiled program at {args.program}; save one with program.save(path)")
     program = build_program(settings, store)  # opens the fact store: a FactStoreError names the fix
     if args.program:
-        program.load(args.program)
+        compiled.load(program, args.program)  # a sidecar of another format version is refused, naming the fix
     return program
 
 

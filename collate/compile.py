@@ -9,14 +9,9 @@ from pathlib import Path
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
-from optimize.compiler import (
-    CompileJob,
-    analyst_without_fact_reuse,
-    budget_line,
-    run_compile,
-    sidecar_path,
-)
+from optimize.compiler import CompileJob, analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
+from programs.compiled import sidecar_path
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from retrievers.dataset import DatasetError, load_dataset
 
@@ -36,7 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-calls",
         type=int,
-        help="cap on the optimizer's LM requests; cache hits are free (default: no cap)",
+        help="cap on the optimizer's LM requests; cache hits are free (default: no cap). A cap too small "
+        "to buy one scored candidate is refused before any request, naming the one that would do",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="spend a --max-calls the estimate says is too small (warned)"
     )
     p.add_argument("--seed", type=int, default=0, help="split and optimizer seed (default 0)")
     p.add_argument("--limit", type=int, help="at most N training (and N validation) examples")
@@ -98,6 +97,7 @@ def main(argv=None) -> int:
         threshold=args.threshold,
         final_weight=args.final_weight,
         limit=args.limit,
+        force=args.force,
     )
     out = Path(args.out)
     try:
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
             job,
             out,
             autolog=not args.no_autolog,
-            params={"dataset": str(args.dataset), "index": str(args.index), "out": str(out)},
+            sources={"dataset": args.dataset, "index": args.index},
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
@@ -127,10 +127,7 @@ def main(argv=None) -> int:
         f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
         f"{tracking.ui_command(experiment_id=tracking.experiment_id())}"
     )
-    print(
-        f"evaluate it: python -m evaluate.run --program {out} --dataset {args.dataset} --index {args.index} "
-        f"--split test --seed {args.seed}"
-    )
+    print(f"evaluate it on the held-out test split: python -m evaluate.run --program {out}")
     return 0
 
 

@@ -13,7 +13,6 @@ from evaluate import tracking
 from evaluate.evaluation import (
     FLAT_VARIANTS,
     build_variant,
-    compile_origin,
     evaluate_program,
     format_summary,
     logger,
@@ -23,14 +22,21 @@ from evaluate.evaluation import (
     variant_tags,
 )
 from evaluate.scoring import unanswered_warnings
+from programs import compiled
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from retrievers.dataset import DatasetError, DatasetItem, load_dataset
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluate.run", description=__doc__.split("\n")[0])
-    p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
-    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
+    p.add_argument(
+        "--dataset",
+        help="MuDABench-format dataset.json (or its folder); default with --program compiled.json: its compile's",
+    )
+    p.add_argument(
+        "--index",
+        help="index folder built by python -m retrievers.build; default with --program compiled.json: its compile's",
+    )
     p.add_argument(
         "--program", help="compiled.json, 'flat-rag' or 'flat-rag-plain'; omitted = uncompiled Analyst"
     )
@@ -38,10 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--split",
         choices=["all", "train", "dev", "test"],
-        default="all",
-        help="evaluate one part of the seeded, doctype-stratified split (default all)",
+        help="evaluate one part of the seeded, doctype-stratified split (default all; test on the "
+        "dataset a compiled program's compile recorded, which it trained on)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the split (default 0)")
+    p.add_argument("--seed", type=int, help="seed of the split (default 0, or the compile's)")
     p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
     add_lm_arguments(p)
@@ -62,10 +68,11 @@ def main(argv=None) -> int:
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
     program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
-    origin = compile_origin(program_file) if program_file is not None and program_file.is_file() else {}
+    origin = compiled.origin(program_file) if program_file is not None and program_file.is_file() else {}
     variant = variant_name(args.program, origin)
     out_dir = Path(args.out or f"runs/{variant.replace(':', '-')}-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
+        inputs_from_compile(args, origin, program_file)
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
@@ -84,14 +91,13 @@ def main(argv=None) -> int:
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    params = {
+    params = {"split": args.split, "seed": args.seed, "limit": args.limit or ""}
+    # paths are where things were, not settings: tags, so the compare page does not plot them
+    paths = {
         "dataset": str(args.dataset),
         "index": str(args.index),
-        "program": args.program or "",
-        "split": args.split,
-        "seed": args.seed,
-        "limit": args.limit or "",
         "out": str(out_dir),
+        "program_file": args.program or "",
     }
     result = evaluate_program(
         program,
@@ -105,9 +111,11 @@ def main(argv=None) -> int:
         autolog=not args.no_autolog,
         progress=not args.no_progress,
         program_file=program_file,
-        tags=variant_tags(args.program, origin),
+        tags={**variant_tags(args.program, origin), **paths},
         pdf_lookup=getattr(store, "pdf_path", None),
         skipped=dataset.skipped,
+        part=args.split,
+        dataset_file=str(args.dataset),
     )
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
@@ -116,6 +124,33 @@ def main(argv=None) -> int:
     ui = tracking.ui_command(experiment_id=tracking.experiment_id())
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
     return 0
+
+
+def inputs_from_compile(args, origin: dict, program_file: Path | None) -> None:
+    """--program compiled.json alone: the dataset and index its compile recorded, on the test split it
+    held out (same seed); flags given on the command line win. BadInput naming the flags otherwise."""
+    recorded = {"dataset": origin.get("dataset"), "index": origin.get("index")}
+    taken = [k for k in ("dataset", "index") if getattr(args, k) is None and recorded[k]]
+    for key in taken:
+        setattr(args, key, recorded[key])
+    if "dataset" in taken:  # the compile trained on its train split: hold its test split out the same way
+        args.split = args.split or "test"
+        args.seed = (origin.get("seed") or 0) if args.seed is None else args.seed
+    args.split = args.split or "all"
+    args.seed = 0 if args.seed is None else args.seed
+    missing = [f"--{k}" for k in ("dataset", "index") if getattr(args, k) is None]
+    if missing:
+        where = f"{compiled.sidecar_path(program_file)} records none" if program_file else "no --program"
+        raise BadInput(
+            f"{' and '.join(missing)} needed ({where}): pass them, or --program a compiled.json whose "
+            "compile recorded them (python -m optimize.compile writes them to its .meta.json)"
+        )
+    if taken:
+        print(
+            f"from {compiled.sidecar_path(program_file)}: {', '.join(f'--{k} {recorded[k]}' for k in taken)} "
+            f"(split {args.split}, seed {args.seed})",
+            file=sys.stderr,
+        )
 
 
 def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) -> None:

@@ -14,7 +14,6 @@ carries the run's LM calls, LM errors and adapter parse failures per stage (lm_p
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from evaluate.scoring import headline, score_items
+from programs import compiled
 from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.runtime.settings import Settings, build_lm
 from retrievers.dataset import DatasetItem, dataset_hash, split, strip_gold
@@ -46,29 +46,6 @@ class RunResult:
     answered: list[Answered]
 
 
-def compile_origin(program_file: Path) -> dict:
-    """What optimize.compile wrote beside a compiled program (compiled.meta.json), or {} when there is none.
-
-    Read here, not through optimize/ (evaluate/ must not import it): only the keys that name a variant.
-    """
-    sidecar = sidecar_of(program_file)
-    try:
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        logger.warning(
-            "no readable %s beside %s: the run cannot say which compile it came from",
-            sidecar.name,
-            program_file,
-        )
-        return {}
-    return {k: meta.get(k) for k in ("optimizer", "stage", "mlflow_run_id", "dataset_hash")}
-
-
-def sidecar_of(program_file: Path) -> Path:
-    """compiled.json -> compiled.meta.json, where optimize.compile writes what it did."""
-    return program_file.with_name(program_file.stem + ".meta.json")
-
-
 def variant_name(program_arg: str | None, origin: dict | None = None) -> str:
     """uncompiled | flat-rag | compiled:<optimizer> (compiled:<optimizer>-extractor for an extractor-only compile)."""
     if not program_arg:
@@ -79,6 +56,32 @@ def variant_name(program_arg: str | None, origin: dict | None = None) -> str:
         stage = origin.get("stage") or "program"
         return f"compiled:{origin['optimizer']}" + ("" if stage == "program" else f"-{stage}")
     return f"compiled:{Path(program_arg).stem}"
+
+
+def run_name(variant: str, program_hash: str, part: str, n: int) -> str:
+    """'compiled:bootstrap 3f9a1c2 test n=8': two compiled files of one optimizer differ by their hash."""
+    return f"{variant} {program_hash} {part} n={n}"
+
+
+def run_labels(
+    variant: str, state_hash: str, items_hash: str, part: str, n: int, dataset_file: str | None = None
+) -> tuple[str, dict, dict]:
+    """(name, tags, dataset input) of an evaluation run: what the runs table and the headline view show of it."""
+    tags = {
+        **tracking.EVALUATION,  # kind=evaluation: the rows of the headline view
+        "variant": variant,
+        "split": part,
+        "program_hash": state_hash,
+        "optimizer": "none",
+        "dataset_hash": items_hash,
+    }
+    questions = {  # the default runs view's Dataset column: file name, hash, split
+        "name": Path(dataset_file).name if dataset_file else "questions",
+        "digest": items_hash[:8],
+        "context": part,
+        "source": str(Path(dataset_file).resolve()) if dataset_file else "",
+    }
+    return run_name(variant, state_hash, part, n), tags, questions
 
 
 def variant_tags(program_arg: str | None, origin: dict) -> dict:
@@ -103,18 +106,12 @@ def build_variant(program_arg: str | None, settings: Settings, store, out_dir: P
 
     program = build_program(settings, store)  # settings.fact_store: this run's own (see main)
     if program_arg:
-        path = Path(program_arg)
-        if not path.is_file():
+        if not Path(program_arg).is_file():
             raise BadInput(
-                f"no compiled program at {path}: pass a compiled.json from optimize.compile, "
+                f"no compiled program at {program_arg}: pass a compiled.json from optimize.compile, "
                 f"'flat-rag', or omit --program for the uncompiled program"
             )
-        try:
-            program.load(str(path))
-        except Exception as exc:
-            raise BadInput(
-                f"cannot load {path} into the Analyst ({exc}); recompile it with optimize.compile"
-            ) from exc
+        compiled.load(program, program_arg)
     return program
 
 
@@ -199,27 +196,37 @@ def evaluate_program(
     tags: dict | None = None,
     pdf_lookup=None,
     skipped: dict[str, str] | None = None,
+    part: str = "all",
+    dataset_file: str | None = None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
-    `skipped`: question_id -> why, of the dataset's questions the loader left out (counted in the summary)."""
+
+    `skipped`: question_id -> why, of the dataset's questions the loader left out (counted in the summary);
+    `part`: which part of the dataset's split `items` are (all, train, dev, test), for the run's name
+    and tags; `dataset_file`: where they were read from (the run's dataset input names it).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
+    items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
     all_params = {
         **settings.as_params(),
         "variant": variant,
         "questions": len(items),
-        "dataset_hash": dataset_hash(items),
+        "dataset_hash": items_hash,
         "question_concurrency": concurrency,
         "judge": settings.model_for("judge") if judge is not None else "",
         **(params or {}),
     }
-    run_tags = {
-        "variant": variant,
-        "optimizer": "none",
-        "dataset_hash": all_params["dataset_hash"],
-        "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
-        **(tags or {}),
-    }
-    with tracking.start_run(f"{variant} n={len(items)}", params=all_params, tags=run_tags) as run:
+    name, run_tags, questions = run_labels(variant, state_hash, items_hash, part, len(items), dataset_file)
+    with tracking.start_run(
+        name,
+        params=all_params,
+        tags={
+            **run_tags,
+            "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
+            **(tags or {}),
+        },
+        dataset=questions,
+    ) as run:
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
@@ -269,7 +276,7 @@ def evaluate_program(
             run.log_artifact(path)
         if program_file is not None:
             run.log_artifact(program_file)
-            sidecar = sidecar_of(program_file)
+            sidecar = compiled.sidecar_path(program_file)
             if sidecar.is_file():
                 run.log_artifact(sidecar)
         run.log_program(program)

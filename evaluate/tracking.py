@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,26 +30,83 @@ DEFAULT_STORE_FILE = "mlflow.db"
 # MLflow refuses longer param values; a long one is cut rather than failing the whole run.
 MAX_PARAM_CHARS = 6000
 
-# The figures a comparison is about, as (metric, label, format). MLflow 3.17's runs table has no
-# server-side default columns (the column choice lives in the browser); what it does read from the
-# store is a "shared view": an experiment tag `mlflow.sharedViewState.<key>` opened with
-# `?viewStateShareKey=<key>`. Every CLI prints that link (ui_command), and each run's description
-# (`mlflow.note.content`) repeats the figures rounded; the metrics keep full precision.
+# MLflow names, grouped by what they measure: `acc/` sorts first on the compare page and in the column
+# picker (both list metrics alphabetically), then answers/, budget/, dev/, facts/, lm/, program/, time/.
+# Callers log the names of a run summary (final_accuracy, lm_calls_planner, ...); the MLflow names are
+# decided here, once. (summary prefix, MLflow prefix): the first rule that matches renames; a name no
+# rule matches (autolog's `eval`, ...) is logged as it is.
+METRIC_GROUPS = [
+    ("final_accuracy", "acc/final"),  # acc/final, acc/final_answered, acc/final_undecided_as_wrong
+    ("full_accuracy", "acc/full"),
+    # process accuracy: cell accuracy is THE process figure (acc/macro, acc/micro, right after final and
+    # full on the compare page); rows and columns sort after them (acc/process_macro_row, ...)
+    ("process_macro_cell", "acc/macro"),
+    ("process_micro_cell", "acc/micro"),
+    ("process_verified_macro_cell", "acc/verified_macro"),
+    ("process_verified_micro_cell", "acc/verified_micro"),
+    ("process_verified_", "acc/verified_"),  # acc/verified_macro_row, ...
+    ("process_", "acc/process_"),  # acc/process_macro_row, acc/process_micro_column, ...
+    ("dev_metric", "dev/metric"),  # a compile's score of its saved program on dev, beside its cost
+    ("total_tokens", "lm/tokens"),
+    ("cost_usd", "lm/cost_usd"),
+    ("dev_lm_calls", "dev/lm_calls"),
+    ("dev_cache_hits", "dev/cache_hits"),
+    ("cache_hits", "lm/cache_hits"),
+    ("lm_", "lm/"),  # lm/calls, lm/errors, lm/parse_failures, lm/seconds, lm/calls_<stage>, ...
+    ("max_calls", "budget/max_calls"),
+    ("refused_calls", "budget/refused_calls"),
+    ("budget_exhausted", "budget/exhausted"),
+    ("stopped_early", "budget/stopped_early"),
+    ("needed_calls", "budget/needed_calls"),
+    ("facts_", "facts/"),
+    ("repair_calls", "facts/repair_calls"),
+    ("changed_predictors", "program/changed_predictors"),
+    ("demos_added", "program/demos_added"),
+    ("seconds", "time/seconds"),
+    *(
+        (name, f"answers/{name}")
+        for name in (
+            "n", "answered", "coverage", "correct", "decided", "judged", "undecided",
+            "missing", "empty_answers", "failed_answers", "errors",
+        )
+    ),
+]  # fmt: skip
+
+# The figures a comparison is about, as (MLflow metric, label, format, column width in px). MLflow 3.17's
+# runs table has no server-side default columns (the choice lives in the browser's local storage); what
+# it reads from the store is a saved view: an experiment tag `mlflow.sharedViewState.<key>` listed under
+# "Views" and opened by `?viewStateShareKey=<key>`. Every CLI prints that link (ui_command), the
+# experiment's description links it, and each run's description (`mlflow.note.content`) repeats the
+# figures rounded; the metrics keep full precision. The widths make the whole view fit 1400 px.
 HEADLINE = [
-    ("final_accuracy", "final", "{:.3f}"),
-    ("process_macro_cell", "process macro", "{:.3f}"),
-    ("process_micro_cell", "micro", "{:.3f}"),
-    ("lm_calls", "LM calls", "{:.0f}"),
-    # what went wrong on the wire and in the adapter (per stage: lm_errors_<stage>, lm_parse_failures_<stage>)
-    ("lm_errors", "LM errors", "{:.0f}"),
-    ("lm_parse_failures", "parse failures", "{:.0f}"),
-    ("total_tokens", "tokens", "{:.0f}"),
-    ("cost_usd", "cost $", "{:.4f}"),
-    ("seconds", "s", "{:.1f}"),
-    ("dev_metric", "dev metric", "{:.3f}"),
+    ("acc/final", "final", "{:.3f}", 72),
+    ("acc/macro", "process macro", "{:.3f}", 76),
+    ("acc/micro", "micro", "{:.3f}", 76),
+    ("acc/full", "full", "{:.3f}", 64),
+    ("lm/calls", "LM calls", "{:.0f}", 66),
+    ("lm/tokens", "tokens", "{:.0f}", 70),
+    # in the run's description only (0: no column)
+    ("dev/metric", "dev metric", "{:.3f}", 0),
+    ("lm/errors", "LM errors", "{:.0f}", 0),
+    ("lm/parse_failures", "parse failures", "{:.0f}", 0),
+    ("lm/cost_usd", "cost $", "{:.4f}", 0),
+    ("time/seconds", "s", "{:.1f}", 0),
 ]
-HEADLINE_TAGS = ["variant", "optimizer", "stage", "compiled_from"]
+HEADLINE_TAGS = [("variant", 136), ("split", 44), ("dataset_hash", 80)]
+# The columns MLflow always shows, narrowed (the run name carries variant, program hash, split and n).
+FIXED_COLUMNS = [("attributes.`Run Name`", 240), ("runDateAndNestInfo", 76), ("duration", 62)]
+# Only evaluation runs: a comparison of variants (compile runs and their trials are in the default view).
+EVALUATION = {"kind": "evaluation"}
 VIEW_KEY = "collate-headline"
+VIEW_NAME = "collate: compare variants"
+
+
+def metric_name(key: str) -> str:
+    """The MLflow name of a run-summary figure: final_accuracy -> acc/final, lm_calls_planner -> lm/calls_planner."""
+    for prefix, group in METRIC_GROUPS:
+        if key == prefix or (key.startswith(prefix) and (prefix.endswith("_") or key[len(prefix)] == "_")):
+            return group + key[len(prefix) :]
+    return key
 
 
 def tracking_uri() -> str:
@@ -78,26 +136,63 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
     else:
         experiment_id = found.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
-    client.set_experiment_tag(
-        experiment_id, f"mlflow.sharedViewState.{VIEW_KEY}", json.dumps(headline_view())
-    )
+    tags = found.tags if found is not None else {}
+    view = saved_view(created_ms=_view_created(tags.get(f"mlflow.sharedViewState.{VIEW_KEY}")))
+    if tags.get(f"mlflow.sharedViewState.{VIEW_KEY}") != view:
+        client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{VIEW_KEY}", view)
+    if "mlflow.note.content" not in tags:  # the experiment's description: never overwrite a user's own
+        client.set_experiment_tag(experiment_id, "mlflow.note.content", experiment_note(experiment_id))
     return experiment_id
 
 
 def headline_view() -> dict:
-    """The runs table with the variant tags and headline metrics as columns, newest first (see HEADLINE)."""
-    columns = ["attributes.`Description`"] + [f"tags.`{t}`" for t in HEADLINE_TAGS]  # Description: rounded
+    """The runs table for comparing variants: evaluation runs, best final accuracy first; run name, the
+    headline metrics, then the tags that say what ran (variant, split, dataset), sized to fit 1400 px."""
+    metrics = [(f"metrics.`{m}`", width) for m, _, _, width in HEADLINE if width]
+    tags = [(f"tags.`{t}`", width) for t, width in HEADLINE_TAGS]
+    columns = FIXED_COLUMNS + metrics + tags
     return {
-        "selectedColumns": columns + [f"metrics.`{m}`" for m, _, _ in HEADLINE],
-        "orderByKey": "attributes.start_time",
+        "selectedColumns": [column for column, _ in metrics + tags],
+        "columnOrder": [column for column, _ in columns],  # MLflow applies widths to ordered columns only
+        "columnWidths": dict(columns),
+        "orderByKey": "metrics.`acc/final`",
         "orderByAsc": False,
+        "searchFilter": " and ".join(f"tags.{k} = '{v}'" for k, v in EVALUATION.items()),
     }
+
+
+def saved_view(created_ms: int = 0) -> str:
+    """The headline view as MLflow 3.17 stores a saved view: {name, createdAt, updatedAt, state (JSON text)}."""
+    return json.dumps(
+        {
+            "name": VIEW_NAME,
+            "createdAt": created_ms,
+            "updatedAt": created_ms,
+            "state": json.dumps(headline_view()),
+        }
+    )
+
+
+def _view_created(stored: str | None) -> int:
+    """Keep the first save's time, so an unchanged view is not rewritten on every run."""
+    try:
+        return int(json.loads(stored or "")["createdAt"])
+    except (ValueError, KeyError, TypeError):
+        return int(time.time() * 1000)
+
+
+def experiment_note(experiment_id: str) -> str:
+    """The experiment's description (shown above its runs): where the comparison view is."""
+    return (
+        f"Which variant is best: [compare variants]({view_path(experiment_id)}), best final accuracy first "
+        f'(also under Views: "{VIEW_NAME}").'
+    )
 
 
 def headline_text(metrics: Mapping[str, Any]) -> str:
     """'final 0.520 · process macro 0.612 · micro 0.640 · LM calls 57 · tokens 12345 · s 41.2', rounded."""
     parts = []
-    for key, label, fmt in HEADLINE:
+    for key, label, fmt, _ in HEADLINE:
         value = metrics.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             parts.append(f"{label} {fmt.format(value)}")
@@ -134,8 +229,9 @@ class TrackedRun:
         mlflow.log_params({prefix + k: v for k, v in flat_params(params).items()}, run_id=self.run_id)
 
     def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
-        """Full precision in the metric; the headline figures, rounded, become the run's description."""
-        values = numeric_metrics(metrics)
+        """Run-summary names in, grouped MLflow names out (metric_name); full precision in the metric, the
+        headline figures rounded in the run's description."""
+        values = {metric_name(k): v for k, v in numeric_metrics(metrics).items()}
         if values:
             mlflow.log_metrics(values, step=step, run_id=self.run_id)
         headline = headline_text(values)
@@ -148,6 +244,14 @@ class TrackedRun:
             client.set_tag(
                 self.run_id, key, value
             )  # this run's, whichever run is active (autolog opens children)
+
+    def log_dataset(self, name: str, digest: str, context: str, source: str = "") -> None:
+        """The questions as an MLflow dataset input (metadata only: the data stays where it is)."""
+        from mlflow.data.meta_dataset import MetaDataset
+        from mlflow.data.sources import LocalArtifactDatasetSource
+
+        data = MetaDataset(LocalArtifactDatasetSource(source or name), name=name, digest=digest)
+        MlflowClient(tracking_uri()).log_inputs(self.run_id, [_dataset_input(data, context)])
 
     def log_table(self, rows: list[dict[str, Any]], artifact_file: str = "per_question.json") -> None:
         """One row per question; nested values are JSON text so every column has one type."""
@@ -177,6 +281,13 @@ class TrackedRun:
         self.log_json(state, artifact_file)
 
 
+def _dataset_input(data, context: str):
+    from mlflow.entities import DatasetInput, InputTag
+    from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
+
+    return DatasetInput(data._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
+
+
 def _cell(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
@@ -190,8 +301,14 @@ def start_run(
     tags: Mapping[str, Any] | None = None,
     experiment: str = DEFAULT_EXPERIMENT,
     nested: bool = False,
+    dataset: Mapping[str, str] | None = None,
 ) -> Iterator[TrackedRun]:
-    """Open one MLflow run (nested under the active one, if any); it ends FAILED if the body raises."""
+    """Open one MLflow run (nested under the active one, if any); it ends FAILED if the body raises.
+
+    dataset: {name, digest, context[, source]}: the questions the run answered, logged as the run's
+    dataset input, which the runs table shows in its default Dataset column (name, digest, context =
+    the split) even before anyone opens the headline view.
+    """
     nested = nested or mlflow.active_run() is not None  # e.g. an evaluation inside a caller's own run
     if not nested:
         use_store(experiment)
@@ -201,6 +318,8 @@ def start_run(
             handle.log_params(params)
         if tags:
             handle.set_tags(tags)
+        if dataset:
+            handle.log_dataset(**dataset)
         yield handle
 
 

@@ -1,7 +1,7 @@
 """Tune the program with a DSPy optimizer and save it as compiled.json (+ compiled.meta.json).
 
     python -m optimize.compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
-                               --out compiled.json [--stage program|extractor] [--max-calls N] [--seed S]
+                               --out compiled.json [--stage program|extractor] [--max-calls N [--force]] [--seed S]
 
 The dataset is split (seeded, stratified by doctype): the optimizer trains on `train` and, where it
 takes one, validates on `dev`; keep `test` for `python -m evaluate.run --split test`. `--stage
@@ -9,14 +9,16 @@ extractor` tunes only the per-document extractor against gold cells (cheap); the
 always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps the requests that
 reach an LM (DSPy cache hits are free and counted apart): the first refused request stops the
 optimizer, the best candidate it had scored is saved, scored on dev and marked. Scoring the saved
-program on dev is counted apart from the cap. The compile is one MLflow run; the optimizer's
+program on dev is counted apart from the cap. Before any request the compile prices what the optimizer
+spends before its first scored candidate (optimize/call_estimate.py) and refuses a cap below it, naming
+the --max-calls that would do (`--force` spends it anyway, with a warning). The compile is one MLflow run
+(params: the settings and the optimizer's arguments; the program: an artifact); the optimizer's
 evaluations are child runs under it. The summary says what the compile changed, or "no change".
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -28,16 +30,17 @@ from evaluate import tracking
 from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.budget import BudgetExhausted, CallBudget, enforce
+from optimize.call_estimate import estimate
 from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
-from optimize.optimizers import OptimizerOptions, get_spec, make_optimizer
+from optimize.optimizers import OptimizerOptions, get_spec, logged_arguments, make_optimizer
 from optimize.program_diff import state_of
+from programs import compiled
 from programs.runtime.settings import Settings
 from retrievers.dataset import DatasetItem, dataset_hash, split
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
 DEFAULT_THRESHOLD = {"program": 0.75, "extractor": 1.0}  # bootstrap keeps a trace as a demo at or above this
 
 
@@ -53,6 +56,7 @@ class CompileJob:
     final_weight: float = 0.5
     limit: int | None = None
     extra: dict = field(default_factory=dict)
+    force: bool = False  # spend a --max-calls too small to buy one scored candidate (warned, not refused)
 
 
 @dataclass
@@ -111,11 +115,14 @@ def run_compile(
     out: Path,
     autolog: bool = True,
     params: dict | None = None,
+    sources: dict | None = None,
 ) -> CompileResult:
     """Compile, save out + sidecar, and log it all as one MLflow run.
 
     `program` is an Analyst (see analyst_without_fact_reuse) whose LMs are already configured; GEPA
-    reflects with the configured default LM.
+    reflects with the configured default LM. `sources`: the dataset and index paths, recorded in the
+    sidecar (so `evaluate.run --program out` alone finds them) and tagged on the run.
+    Raises BadInput before any LM call when --max-calls cannot buy one scored candidate (unless job.force).
     """
     student = ExtractorStage(program.extractor) if job.stage == "extractor" else program
     trainset, valset, metric = training_sets(items, job)
@@ -131,8 +138,11 @@ def run_compile(
         reflection_lm=reflection_lm,
         extra=optimizer_extra(job, threshold),
     )
+    priced = check_budget(job, trainset, valset, program.catalog, options, len(student.predictors()))
     budget, tracker, start_state = CallBudget(job.max_calls), BestSoFar(valset), state_of(program)
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
+    located = {k: str(Path(v).resolve()) for k, v in (sources or {}).items() if v}
+    # the settings and the optimizer's arguments; the program itself is an artifact, never params
     all_params = {
         **settings.as_params(),
         "optimizer": job.optimizer,
@@ -146,13 +156,20 @@ def run_compile(
         "train_examples": len(trainset),
         "val_examples": len(valset),
         "dataset_hash": data_hash,
+        **{f"optimizer.{k}": v for k, v in logged_arguments(job.optimizer, options, len(trainset)).items()},
         **(params or {}),
     }
     started = time.perf_counter()
     with tracking.start_run(
         f"compile {job.optimizer} ({job.stage})",
         params=all_params,
-        tags={"kind": "compile", "optimizer": job.optimizer, "stage": job.stage, "dataset_hash": data_hash},
+        tags={
+            "kind": "compile",
+            "optimizer": job.optimizer,
+            "stage": job.stage,
+            "dataset_hash": data_hash,
+            **located,
+        },
     ) as run:
         with tracking.dspy_autolog(autolog):
             optimizer = make_optimizer(job.optimizer, metric, options, len(trainset))
@@ -162,27 +179,28 @@ def run_compile(
             stopped, found = None, None
             with enforce(budget), tracker.watch():
                 try:
-                    compiled = get_spec(job.optimizer).run(
+                    compiled_student = get_spec(job.optimizer).run(
                         optimizer, student, trainset, valset or None, options
                     )
                 except BudgetExhausted:
-                    compiled, found, stopped = salvage(optimizer, student, tracker, job)
-            if stopped:
-                logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
-            dev_budget = CallBudget()  # scoring the result is not optimizing: counted apart, never capped
-            if found is not None and found.on_valset:
-                dev_score = round(found.score, 4)  # the optimizer scored it on dev already: no request spent
-            else:
-                with enforce(dev_budget):
-                    dev_score = evaluate_on(compiled, valset, metric, job.threads)
-        whole = merge_into_analyst(program, compiled, job.stage)
+                    compiled_student, found, stopped = salvage(optimizer, student, tracker, job)
+        if stopped:
+            logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
+        # Scored outside autolog: inside, MLflow logged the scored program's every demo field as a param of
+        # the compile run (282 of them); the program is an artifact (below).
+        dev_budget = CallBudget()  # scoring the result is not optimizing: counted apart, never capped
+        if found is not None and found.on_valset:
+            dev_score = round(found.score, 4)  # the optimizer scored it on dev already: no request spent
+        else:
+            with enforce(dev_budget):
+                dev_score = evaluate_on(compiled_student, valset, metric, job.threads)
+        whole = merge_into_analyst(program, compiled_student, job.stage)
         changes = program_diff.diff(start_state, whole)
-        out = save_or_keep(whole, out)
         meta = {
-            "format_version": FORMAT_VERSION,
             "optimizer": job.optimizer,
             "stage": job.stage,
             "seed": job.seed,
+            **located,
             "settings": settings.as_params(),
             "dataset_hash": data_hash,
             "dataset_items": len(items),
@@ -191,6 +209,7 @@ def run_compile(
             "threshold": threshold,
             "scores": {"dev_metric": dev_score, "metric": metric.__name__},
             "budget": budget.summary(),
+            "estimate": priced.as_record(),
             "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
             "stopped_early": stopped,
             "changes": program_diff.as_record(changes),
@@ -199,14 +218,16 @@ def run_compile(
             "dspy_version": dspy.__version__,
             "predictors": [name for name, _ in whole.named_predictors()],
             "mlflow_run_id": run.run_id,
-            "saved_to": str(out),  # the --out asked for, or where the program went when that failed
         }
-        sidecar = sidecar_path(out)
-        sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=2), encoding="utf-8")
+        out = compiled.save_or_keep(whole, out, meta)  # never lose a paid compile to a failing save
+        sidecar = compiled.sidecar_path(out)
+        meta = compiled.read_meta(out)
+        state_hash = compiled.file_hash(out)
         run.log_metrics(
             {
                 "dev_metric": dev_score,
                 **budget.summary(),
+                "needed_calls": priced.first_score_calls,
                 "dev_lm_calls": dev_budget.calls,
                 "dev_cache_hits": dev_budget.cache_hits,
                 "seconds": meta["seconds"],
@@ -217,6 +238,8 @@ def run_compile(
         )
         run.set_tags(
             {
+                "mlflow.runName": f"compile {job.optimizer} ({job.stage}) -> {state_hash}",
+                "program_hash": state_hash,
                 "program_change": meta["changes"]["summary"],
                 "budget_hit": budget.exhausted,
                 "stopped_early": stopped or "",
@@ -226,6 +249,20 @@ def run_compile(
         run.log_artifact(sidecar)
         run.log_program(whole)
     return CompileResult(whole, meta, run.run_id)
+
+
+def check_budget(job: CompileJob, trainset, valset, catalog, options, predictors: int):
+    """Price the compile before spending (optimize/call_estimate.py); refuse a cap that buys no scored
+    candidate, or with job.force warn and go on. The estimate, for the sidecar."""
+    priced = estimate(job.optimizer, job.stage, trainset, valset, catalog, options, predictors)
+    short = priced.shortfall(job.max_calls)
+    if short and not job.force:
+        raise BadInput(short)
+    if short:
+        logger.warning(
+            "%s (--force: spending it)", short.removesuffix(f", or --force to spend {job.max_calls} anyway")
+        )
+    return priced
 
 
 def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob):
@@ -263,41 +300,9 @@ def optimizer_extra(job: CompileJob, threshold: float) -> dict:
     return extra
 
 
-def merge_into_analyst(program, compiled, stage: str):
+def merge_into_analyst(program, tuned, stage: str):
     """A whole Analyst carrying the tuned state: the compiled program itself, or the tuned extractor."""
     if stage == "extractor":
-        program.extractor.extract.load_state(compiled.extractor.extract.dump_state())
+        program.extractor.extract.load_state(tuned.extractor.extract.dump_state())
         return program
-    return compiled
-
-
-def save_or_keep(program, out: Path) -> Path:
-    """Save the compiled program to `out`; if that fails now (the disk filled, the folder went away),
-    save it in the working folder or the temp folder instead and say where: never lose a paid compile."""
-    import tempfile
-
-    fallbacks = [
-        Path.cwd() / f"{out.stem}-{int(time.time())}{out.suffix}",
-        Path(tempfile.gettempdir()) / out.name,
-    ]
-    problems = []
-    for target in [out, *fallbacks]:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            program.save(str(target))
-        except Exception as exc:  # DSPy wraps an OSError in a misleading "non json-serializable" error
-            problems.append(f"{target}: {exc.__cause__ or exc}")
-            continue
-        if target != out:
-            logger.warning(
-                "could not save to %s (%s); saved the compiled program to %s instead",
-                out,
-                problems[0],
-                target,
-            )
-        return target
-    raise OSError("could not save the compiled program anywhere: " + "; ".join(problems))
-
-
-def sidecar_path(out: Path) -> Path:
-    return out.with_name(out.stem + ".meta.json")
+    return tuned

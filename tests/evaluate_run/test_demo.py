@@ -106,7 +106,7 @@ def test_with_an_lm_it_answers_scores_and_points_at_mlflow(
     assert "final accuracy" in printed and tracking.tracking_uri() in printed and "mlflow server" in printed
     assert "demo reader" not in printed  # COLLATE_LM is set: that model answers
     new = [r for r in tracking.runs() if r.info.run_id not in before]
-    assert len(new) == 2 and all(r.data.metrics["n"] == 2 for r in new)  # the program and flat RAG
+    assert len(new) == 2 and all(r.data.metrics["answers/n"] == 2 for r in new)  # the program and flat RAG
     assert "compared: collate final accuracy" in printed and "; flat RAG final accuracy" in printed
     assert len(list((out / "runs").glob("*/agent_output.json"))) == 2
 

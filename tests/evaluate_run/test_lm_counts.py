@@ -81,10 +81,10 @@ def test_an_unparseable_answer_is_the_answer_stage_s_parse_failure_in_summary_co
     assert f"LM calls {total} (planner {sent['plan']}, extractor {sent['extract']}" in printed.out
 
     metrics = metrics_of(summary["run_id"])
-    assert metrics["lm_parse_failures_answer"] == 1 and metrics["lm_parse_failures"] == 1
-    assert metrics["lm_parse_failures_planner"] == metrics["lm_errors_answer"] == metrics["lm_errors"] == 0
-    assert metrics["lm_calls"] == total and metrics["lm_calls_answer"] == answers
-    assert metrics["lm_calls_extractor"] == sent["extract"] and metrics["lm_seconds_extractor"] > 0
+    assert metrics["lm/parse_failures_answer"] == 1 and metrics["lm/parse_failures"] == 1
+    assert metrics["lm/parse_failures_planner"] == metrics["lm/errors_answer"] == metrics["lm/errors"] == 0
+    assert metrics["lm/calls"] == total and metrics["lm/calls_answer"] == answers
+    assert metrics["lm/calls_extractor"] == sent["extract"] and metrics["lm/seconds_extractor"] > 0
 
 
 def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_already_counted(
@@ -122,8 +122,8 @@ def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_alrea
     assert "parse failure of" not in evaluation.format_summary(summary)
 
     metrics = metrics_of(result.run_id)
-    assert metrics["lm_parse_failures"] == metrics["lm_parse_failures_answer"] == 0
-    assert metrics["lm_calls"] == total and metrics["lm_calls_answer"] == sent["answer"] == 2
+    assert metrics["lm/parse_failures"] == metrics["lm/parse_failures_answer"] == 0
+    assert metrics["lm/calls"] == total and metrics["lm/calls_answer"] == sent["answer"] == 2
 
 
 def test_a_summary_without_lm_figures_has_no_lm_line_and_stages_flatten_to_metric_names():

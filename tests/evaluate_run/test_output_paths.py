@@ -12,7 +12,7 @@ import pytest
 
 import collate.compile as compile_cli
 import collate.run as run_cli
-from optimize.compiler import save_or_keep
+from programs.compiled import save_or_keep
 
 COMMON = ["--dataset", "/nonexistent/ds.json", "--index", "/nonexistent/index"]
 
@@ -77,6 +77,6 @@ class _Program:
 
 def test_a_save_that_fails_at_the_end_keeps_the_program_elsewhere(read_only, tmp_path, monkeypatch, caplog):
     monkeypatch.chdir(tmp_path)
-    saved = save_or_keep(_Program(), read_only / "compiled.json")
+    saved = save_or_keep(_Program(), read_only / "compiled.json", {})
     assert saved.parent == tmp_path and saved.read_text() == "{}"
     assert any("saved the compiled program to" in r.getMessage() for r in caplog.records)

@@ -41,7 +41,7 @@ def test_a_run_holds_params_metrics_table_and_artifacts(tmp_path):
     got = _client().get_run(run.run_id)
     assert got.info.status == "FINISHED"
     assert got.data.params == {"lm": "fake/x", "k": "5", "api_key": "", "nested": '{"a": 1}'}
-    assert got.data.metrics == {"final_accuracy": 0.5, "decided": 3.0, "ok": 1.0}
+    assert got.data.metrics == {"acc/final": 0.5, "answers/decided": 3.0, "ok": 1.0}
     names = {a.path for a in _client().list_artifacts(run.run_id)}
     assert {"per_question.json", "agent_output.json", "notes"} <= names
     table = json.loads(
@@ -110,3 +110,74 @@ def test_a_run_opened_inside_another_becomes_its_child():
         with tracking.start_run("inner") as inner:
             pass
     assert _client().get_run(inner.run_id).data.tags["mlflow.parentRunId"] == outer.run_id
+
+
+def test_metric_names_group_by_what_they_measure_and_the_headline_sorts_first():
+    """Issue 21 part 4: final_accuracy sat in an alphabetical scroll box among 60 metrics on the compare page."""
+    renamed = {
+        "final_accuracy": "acc/final",
+        "final_accuracy_answered": "acc/final_answered",
+        "full_accuracy": "acc/full",
+        "process_macro_cell": "acc/macro",
+        "process_micro_cell": "acc/micro",
+        "process_macro_row": "acc/process_macro_row",
+        "process_verified_micro_cell": "acc/verified_micro",
+        "dev_metric": "dev/metric",
+        "lm_calls": "lm/calls",
+        "lm_parse_failures_extractor": "lm/parse_failures_extractor",
+        "total_tokens": "lm/tokens",
+        "n": "answers/n",
+        "coverage": "answers/coverage",
+        "facts_verified_share": "facts/verified_share",
+        "budget_exhausted": "budget/exhausted",
+        "seconds": "time/seconds",
+        "eval": "eval",  # autolog's own: left alone
+    }
+    assert {k: tracking.metric_name(k) for k in renamed} == renamed
+    every = sorted(tracking.metric_name(k) for k in renamed)
+    # the compare page lists metrics alphabetically: final, full and process macro/micro come first
+    headline = ["acc/final", "acc/final_answered", "acc/full", "acc/macro", "acc/micro"]
+    assert every[: len(headline)] == headline
+
+
+def test_the_headline_view_is_a_saved_view_of_evaluation_runs_best_first_that_fits_1400_px():
+    experiment = tracking.use_store("t-view")
+    tags = MlflowClient(tracking.tracking_uri()).get_experiment(experiment).tags
+    saved = json.loads(tags[f"mlflow.sharedViewState.{tracking.VIEW_KEY}"])
+    assert saved["name"] == tracking.VIEW_NAME and isinstance(saved["createdAt"], int)  # listed under Views
+    state = json.loads(saved["state"])
+    assert state["orderByKey"] == "metrics.`acc/final`" and state["orderByAsc"] is False
+    assert state["searchFilter"] == "tags.kind = 'evaluation'"
+    columns = state["columnOrder"]
+    wanted = ["acc/final", "acc/macro", "acc/micro", "acc/full", "lm/calls", "lm/tokens"]
+    assert [c for c in columns if c.startswith("metrics.")] == [f"metrics.`{m}`" for m in wanted]
+    assert [c for c in columns if c.startswith("tags.")] == [
+        "tags.`variant`",
+        "tags.`split`",
+        "tags.`dataset_hash`",
+    ]
+    assert set(columns) == set(state["columnWidths"])  # MLflow sizes only the columns it is told to order
+    # the table's columns plus its checkbox column (73 px) inside 1400 px less the side bar and margins
+    assert sum(state["columnWidths"].values()) + 73 <= 1400 - 222 - 30
+    assert tags["mlflow.note.content"].count(tracking.view_path(experiment)) == 1
+    # a second use changes nothing the user may have edited: same view, same description
+    tracking.use_store("t-view")
+    again = MlflowClient(tracking.tracking_uri()).get_experiment(experiment).tags
+    assert (
+        again[f"mlflow.sharedViewState.{tracking.VIEW_KEY}"]
+        == tags[f"mlflow.sharedViewState.{tracking.VIEW_KEY}"]
+    )
+
+
+def test_a_run_can_name_the_questions_it_answered_as_its_dataset_input():
+    questions = {
+        "name": "dataset.json",
+        "digest": "4f1e2d3c",
+        "context": "test",
+        "source": "/data/dataset.json",
+    }
+    with tracking.start_run("ds", experiment="t-ds", dataset=questions) as run:
+        pass
+    (logged,) = _client().get_run(run.run_id).inputs.dataset_inputs
+    assert (logged.dataset.name, logged.dataset.digest) == ("dataset.json", "4f1e2d3c")
+    assert {t.key: t.value for t in logged.tags} == {"mlflow.data.context": "test"}

@@ -74,7 +74,7 @@ def test_the_documented_server_command_shows_our_runs(tmp_path):
         _wait_up(url, process)
         client = MlflowClient(url)
         served = client.get_run(run.run_id)
-        assert served.data.params["lm"] == "fake/x" and served.data.metrics["final_accuracy"] == 0.25
+        assert served.data.params["lm"] == "fake/x" and served.data.metrics["acc/final"] == 0.25
         assert "summary.json" in {a.path for a in client.list_artifacts(run.run_id)}
         assert client.get_experiment_by_name("t-served") is not None
     finally:

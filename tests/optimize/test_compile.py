@@ -19,6 +19,7 @@ from evaluate import tracking
 from fakes.engine import brain_lm
 from optimize import compile as compile_cli
 from optimize.compiler import CompileJob, analyst_without_fact_reuse, run_compile
+from programs import compiled
 from programs.runtime.settings import Settings
 from retrievers.dataset import dataset_hash, load_dataset
 from retrievers.indexing.store import IndexStore
@@ -78,9 +79,22 @@ def test_bootstrap_compile_saves_a_loadable_program_a_sidecar_and_one_mlflow_run
     assert run.info.status == "FINISHED" and run.data.tags["kind"] == "compile"
     assert run.data.params["optimizer"] == "bootstrap" and run.data.params["lm"] == "openai/fake-brain"
     assert run.data.params["dataset_hash"] == meta["dataset_hash"], "the run and the sidecar name one dataset"
-    assert {"lm_calls", "dev_metric", "budget_exhausted"} <= set(run.data.metrics)
+    assert {"lm/calls", "dev/metric", "budget/exhausted", "budget/needed_calls"} <= set(run.data.metrics)
+    # Params: the settings and the optimizer's arguments, never the program (it logged 282 demo fields).
+    settings = Settings(lm="x").as_params()
+    ours = set(settings) | {k for k in run.data.params if k.startswith("optimizer.")}
+    assert run.data.params["optimizer.max_bootstrapped_demos"] == "1"
+    assert not [k for k in run.data.params if "demos" in k and not k.startswith(("optimizer.", "max_demos"))]
+    assert len(set(run.data.params) - ours) <= 20, sorted(set(run.data.params) - ours)
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"compiled.json", "compiled.meta.json", "program"} <= artifacts, artifacts
+    # The compile names the program it saved by its hash, as every evaluation of that file will.
+    assert (
+        run.data.tags["program_hash"] == compiled.file_hash(out)
+        and compiled.file_hash(out) in run.info.run_name
+    )
+    assert meta["dataset"] == str((small_corpus[0] / "dataset.json").resolve())
+    assert meta["index"] == str(small_corpus[1].resolve())
     # mlflow.dspy.autolog(log_compiles=True) hooked the optimizer: its best program and trainset are in the run.
     assert {"best_model.json", "trainset.json"} <= artifacts
 
@@ -113,7 +127,9 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
     out = tmp_path / "capped.json"
     assert (
         _compile(
-            small_corpus, out, "--optimizer", "bootstrap", "--limit", "3", "--max-calls", "5", "--no-autolog"
+            small_corpus,
+            out,
+            *("--optimizer", "bootstrap", "--limit", "3", "--max-calls", "5", "--force", "--no-autolog"),
         )
         == 0
     )
@@ -132,8 +148,8 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
     ]
     assert len(budget_lines) == 1, [r.getMessage()[:120] for r in budget_lines]
     run = MlflowClient(tracking.tracking_uri()).get_run(meta["mlflow_run_id"])
-    assert run.data.tags["budget_hit"] == "True" and run.data.metrics["budget_exhausted"] == 1.0
-    assert run.data.metrics["dev_metric"] == meta["scores"]["dev_metric"]
+    assert run.data.tags["budget_hit"] == "True" and run.data.metrics["budget/exhausted"] == 1.0
+    assert run.data.metrics["dev/metric"] == meta["scores"]["dev_metric"]
 
 
 def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_path, monkeypatch, capsys):
@@ -157,7 +173,8 @@ def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_
     assert sent == first["budget"]["lm_calls"] + first["dev_scoring"]["lm_calls"] > 0
     capsys.readouterr()
     cap = first["budget"]["lm_calls"] // 2  # charged per call, the rerun would be stopped half-way
-    assert _compile(small_corpus, tmp_path / "again.json", *args, "--max-calls", str(cap)) == 0
+    # --force: a cap below what the estimate prices (it knows nothing of the cache) must not stop a free rerun
+    assert _compile(small_corpus, tmp_path / "again.json", *args, "--max-calls", str(cap), "--force") == 0
     again = json.loads((tmp_path / "again.meta.json").read_text())
     # which kinds of call went out again (the assertion is known to fail now and then under load: the
     # kinds say which stage's prompt was not identical the second time)

@@ -14,6 +14,7 @@ from evaluate import run as evaluate_run
 from evaluate import tracking
 from optimize import compile as compile_cli
 from optimize.optimizers import OptimizerOptions, compile_with
+from programs import compiled
 from retrievers.dataset import dataset_hash, load_dataset
 
 
@@ -44,7 +45,7 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
     small_corpus, brain_server, tmp_path
 ):
     corpus, index = small_corpus
-    compiled = tmp_path / "compiled.json"
+    compiled_file = tmp_path / "compiled.json"
     assert (
         compile_cli.main(
             [
@@ -53,7 +54,7 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
                 "--index",
                 str(index),
                 "--out",
-                str(compiled),
+                str(compiled_file),
                 "--optimizer",
                 "bootstrap",
                 "--limit",
@@ -76,17 +77,32 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
     runs = {
         "uncompiled": _evaluate(small_corpus, tmp_path / "u", "--no-autolog"),
         "compiled:bootstrap": _evaluate(
-            small_corpus, tmp_path / "c", "--program", str(compiled)
+            small_corpus, tmp_path / "c", "--program", str(compiled_file)
         ),  # autolog on
         "flat-rag": _evaluate(small_corpus, tmp_path / "f", "--program", "flat-rag", "--no-autolog"),
     }
     evaluated_hash = dataset_hash(load_dataset(corpus / "dataset.json")[:1])
+    hashes = {}
     for variant, summary in runs.items():
         run = client.get_run(summary["run_id"])
-        assert summary["variant"] == variant and run.info.run_name == f"{variant} n=1"
         tags = run.data.tags
-        assert tags["variant"] == variant and tags["dataset_hash"] == evaluated_hash
+        hashes[variant] = tags["program_hash"]
+        # the run name says what ran: variant, program hash, split and n
+        assert summary["variant"] == variant and run.info.run_name == f"{variant} {hashes[variant]} all n=1"
+        assert (
+            tags["variant"] == variant and tags["dataset_hash"] == evaluated_hash and tags["split"] == "all"
+        )
+        assert tags["kind"] == "evaluation", "the headline view lists evaluation runs only"
         assert tags["mlflow.note.content"].startswith("final "), "the run's description shows no headline"
+        (dataset,) = run.inputs.dataset_inputs  # the default runs view's Dataset column: name, digest, split
+        assert (dataset.dataset.name, dataset.dataset.digest) == ("dataset.json", evaluated_hash[:8])
+        assert {t.key: t.value for t in dataset.tags}["mlflow.data.context"] == "all"
+    assert (
+        hashes["compiled:bootstrap"]
+        == compiled.file_hash(compiled_file)
+        == compile_run.data.tags["program_hash"]
+    )
+    assert len(set(hashes.values())) == 3, "the compile added demos: three different programs"
     compiled_tags = client.get_run(runs["compiled:bootstrap"]["run_id"]).data.tags
     assert compiled_tags["optimizer"] == "bootstrap" and compiled_tags["stage"] == "program"
     assert compiled_tags["compiled_from"] == compile_run.info.run_id
