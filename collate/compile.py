@@ -16,7 +16,9 @@ from optimize.compiler import (
     sidecar_path,
 )
 from optimize.optimizers import OPTIMIZERS
+from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
+from programs.runtime.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, load_dataset
 
 
@@ -74,6 +76,7 @@ def main(argv=None) -> int:
         store = open_store(args.index)
         program = analyst_without_fact_reuse(settings, store)
         configure(settings, program)
+        preflight(settings, list(ANALYST_STAGES))  # a dead LM: one line and exit 2, before any candidate
     except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -6,7 +6,8 @@
 2. `OUT/index`: their per-document hybrid index (python -m retrievers.build), unless already there.
 3. With an LM configured (COLLATE_LM or --lm): `python -m evaluate.run` over the demo questions, which
    prints the scores, the MLflow run and the command that opens the UI. Without one: exit 2 with the
-   message saying how to point at a hosted model or a local OpenAI-compatible server.
+   message saying how to point at a hosted model or a local OpenAI-compatible server. A configured LM
+   that fails its 1-token check is exit 2 with the setting to fix, before steps 1-2.
 Steps 1-2 are skipped when done, so a second run goes straight to answering.
 """
 
@@ -21,7 +22,9 @@ from pathlib import Path
 
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from evaluate import run as evaluate_run
+from programs.runtime.preflight import LMUnavailable, preflight
 from programs.runtime.settings import NoLMConfigured, Settings
+from programs.runtime.stages import ANALYST_STAGES
 
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,6 +97,14 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out)
     corpus, index = out / "corpus", out / "index"
+    try:  # a configured LM that cannot answer is said in a second, before a minute of preparing
+        settings = Settings.from_env(lm_overrides(args))
+        preflight(settings, [*ANALYST_STAGES, "judge"])
+    except NoLMConfigured:
+        settings = None  # prepared anyway; how to set one is said after
+    except (LMUnavailable, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         start = time.perf_counter()
         made = ensure_corpus(corpus)
@@ -108,10 +119,8 @@ def main(argv=None) -> int:
     except (StepFailed, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    try:
-        Settings.from_env(lm_overrides(args))
-    except NoLMConfigured as e:
-        print(f"error: {e}", file=sys.stderr)
+    if settings is None:
+        print(f"error: {NoLMConfigured()}", file=sys.stderr)
         print(
             f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",
             file=sys.stderr,
@@ -130,7 +139,7 @@ def main(argv=None) -> int:
     ]
     if args.limit:
         run_args += ["--limit", str(args.limit)]
-    return evaluate_run.main(run_args + lm_argv(args))
+    return evaluate_run.main(run_args + lm_argv(args), lm_checked=True)
 
 
 if __name__ == "__main__":

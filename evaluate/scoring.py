@@ -114,7 +114,7 @@ def headline(report: dict) -> str:
     return (
         f"final accuracy {report['final_accuracy']:.3f} over {n - undecided} of {n} questions "
         f"({n - report['answered']} unanswered counted wrong, {undecided} undecided left out); "
-        f"coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
+        f"coverage {report['answered']}/{n} answered, {report['failed_answers']} failed ({report['coverage']:.3f})\n"
         f"settled-only final accuracy {report['final_accuracy_answered']:.3f} over the {settled} settled of "
         f"{report['answered']} answered ({report['decided']} by the matcher, {report['judged']} by the judge, "
         f"{undecided} undecided); {report['final_accuracy_undecided_as_wrong']:.3f} counting undecided as wrong "
