@@ -79,7 +79,8 @@ def answer_batch(
             for n in range(len(shared.rounds))
         ]
     shared_usage = tracker.get_total_tokens()
-    program.code_writer.warm_up()  # the first question's sandbox starts now, off the critical path
+    if shared.rounds:
+        program.code_writer.warm_up()  # the first question's sandbox starts now, off the critical path
 
     def finish(i: int) -> ProgramResult:
         outcome = planned[i]
@@ -92,7 +93,10 @@ def answer_batch(
         extracted = shared.split(i, plan_or_result, extractions)
         return program.conclude(question, scope, plan_or_result, extracted)
 
-    results, finish_usage = in_order(finish, len(questions), concurrency, on_answered)
+    try:
+        results, finish_usage = in_order(finish, len(questions), concurrency, on_answered)
+    finally:
+        program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
     return BatchAnswers(
         results=results,
         usage=[add_usage(a, b) for a, b in zip(usage, finish_usage, strict=True)],
@@ -103,16 +107,20 @@ def answer_batch(
 
 def in_order(fn, count: int, concurrency: int, on_done=None) -> tuple[list, list[dict]]:
     """fn(i) for i in range(count), `concurrency` at a time, each in a copy of the caller's context (DSPy
-    keeps its LM and usage tracker there): (results or exceptions, LM usage of each), by index."""
+    keeps its LM and usage tracker there): (results or exceptions, LM usage of each), by index. A DSPy
+    trace (an optimizer's) gets each task's entries in index order, not in the order threads finished."""
     results: list = [None] * count
     usage: list[dict] = [{}] * count
+    traces: list[list] = [[] for _ in range(count)]
+    tracing = dspy.settings.trace is not None
 
     def tracked(i: int) -> None:
-        with dspy.track_usage() as tracker:
+        with dspy.track_usage() as tracker, dspy.context(trace=[] if tracing else None):
             try:
                 results[i] = fn(i)
             except Exception as exc:  # one question never sinks the others
                 results[i] = exc
+            traces[i] = list(dspy.settings.trace or [])
         usage[i] = tracker.get_total_tokens()
         if on_done is not None:
             on_done(i)
@@ -123,6 +131,9 @@ def in_order(fn, count: int, concurrency: int, on_done=None) -> tuple[list, list
         futures = [pool.submit(contextvars.copy_context().run, tracked, i) for i in range(count)]
         for future in futures:
             future.result()  # re-raises only what `tracked` does not catch (Ctrl-C)
+    if tracing:
+        for entries in traces:
+            dspy.settings.trace.extend(entries)
     return results, usage
 
 
