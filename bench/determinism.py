@@ -1,13 +1,14 @@
 """Same program, same data, same LM, run twice: the same requests and the same answers? (issue 21)
 
-    .venv/bin/python bench/determinism.py --demo DIR [--limit 10] [--concurrency 4] [--jitter 0.1]
+    .venv/bin/python bench/determinism.py --demo DIR [--limit 10] [--concurrency 4 4 1] [--jitter 0.1]
 
 DIR holds the demo corpus and index (`python -m evaluate.demo --out DIR` makes them: DIR/corpus,
 DIR/index). A fake OpenAI-compatible LM on 127.0.0.1 (tests/fakes/prompt_hash.py) answers from a
 hash of the whole prompt, so any prompt that differs between runs can change an answer, as with a
 real model, and each call waits a random 0..--jitter seconds, so threads finish in a different order
-each run. `collate run` answers the first --limit questions twice, each run with its own fresh fact
-store. Printed: requests per run, prompts sent by one run and not the other, answers that differ.
+each run. `collate run` answers the first --limit questions once per --concurrency value (questions
+at once), each run with its own fresh fact store. Printed: requests per run, and against the first
+run, requests sent by one and not the other (a multiset difference) and answers that differ.
 Then the dead-LM case: `collate run` and `collate ask` against a closed port (exit code, the lines).
 Exit 0 when the two runs sent the same requests and gave the same answers, 1 otherwise.
 """
@@ -37,14 +38,15 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="bench/determinism.py", description=__doc__.splitlines()[0])
     p.add_argument("--demo", required=True, help="folder with corpus/ and index/ (python -m evaluate.demo)")
     p.add_argument("--limit", type=int, default=10, help="first N questions (default 10)")
-    p.add_argument("--concurrency", type=int, default=4, help="questions at once (default 4)")
+    p.add_argument(
+        "--concurrency", type=int, nargs="+", default=[4, 4, 1], help="one run per value (default 4 4 1)"
+    )
     p.add_argument("--latency", type=float, default=0.01, help="seconds per call (default 0.01)")
     p.add_argument("--jitter", type=float, default=0.1, help="up to this much more per call (default 0.1)")
-    p.add_argument("--runs", type=int, default=2, help="runs to compare (default 2)")
     return p.parse_args(argv)
 
 
-def one_run(demo: Path, out: Path, args) -> tuple[dict, dict, int]:
+def one_run(demo: Path, out: Path, args, concurrency: int) -> tuple[dict, dict, int]:
     """(prompt multiset, question id -> answer, exit code) of one `collate run`."""
     from collate import run as collate_run
     from tests.fakes.prompt_hash import PromptHashed
@@ -55,7 +57,7 @@ def one_run(demo: Path, out: Path, args) -> tuple[dict, dict, int]:
         os.environ.update({**server.env(), "COLLATE_CACHE": "false"})
         argv = [
             "--dataset", str(demo / "corpus" / "dataset.json"), "--index", str(demo / "index"),
-            "--out", str(out), "--limit", str(args.limit), "--concurrency", str(args.concurrency),
+            "--out", str(out), "--limit", str(args.limit), "--concurrency", str(concurrency),
             "--no-judge", "--no-autolog", "--no-progress",
         ]  # fmt: skip
         with contextlib.redirect_stdout(io.StringIO()):
@@ -116,7 +118,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="determinism-") as tmp:
         work = Path(tmp)
         os.environ["MLFLOW_TRACKING_URI"] = f"sqlite:///{work / 'mlflow.db'}"
-        runs = [one_run(demo, work / f"run{i}", args) for i in range(args.runs)]
+        runs = [one_run(demo, work / f"run{i}", args, c) for i, c in enumerate(args.concurrency)]
         first_prompts, first_answers, _ = runs[0]
         identical = True
         for i, (prompts, answers, code) in enumerate(runs):
@@ -124,7 +126,8 @@ def main(argv=None) -> int:
             answer_diff = sum(first_answers.get(q) != a for q, a in answers.items())
             identical &= prompt_diff == 0 and answer_diff == 0
             print(
-                f"run {i + 1}: exit {code}, {sum(prompts.values())} requests, {len(answers)} answers; vs run 1: "
+                f"run {i + 1} (concurrency {args.concurrency[i]}): exit {code}, {sum(prompts.values())} requests, "
+                f"{len(answers)} answers; vs run 1: "
                 f"{prompt_diff} requests differ, {answer_diff} answers differ"
             )
         dead_lm(demo, work)
