@@ -163,7 +163,9 @@ def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_
     # which kinds of call went out again (the assertion is known to fail now and then under load: the
     # kinds say which stage's prompt was not identical the second time)
     resent = Counter(r.kind for r in brain_server.records[sent:])
-    assert resent.pop("preflight") == 1  # the LM is checked again (never from the cache): nothing else is sent
+    assert (
+        resent.pop("preflight") == 1
+    )  # the LM is checked again (never from the cache): nothing else is sent
     assert not resent, f"the identical rerun sent requests: {dict(resent)} ({again})"
     assert again["budget"]["lm_calls"] == 0 and again["budget"]["cache_hits"] == first["budget"]["lm_calls"]
     assert not again["budget"]["budget_exhausted"] and again["stopped_early"] is None
