@@ -6,9 +6,10 @@
 
 Without --dataset the scope is the whole indexed collection; with it, that item's documents, read the
 way evaluate reads datasets (gold fields never reach the program). --json prints
-{answer, records, code, result, citations, missing, usage}. Outputs are checked before the first LM
-call (run folder and fact store writable), and the answer is printed even if writing the run folder
-fails afterwards. When an LM call failed or a reply could not be parsed, one line on stderr says so
+{answer, records, code, result, citations, missing, usage, error}. Outputs are checked before the first
+LM call (run folder and fact store writable), then the LM itself with one 1-token call (exit 2 with
+the setting to fix); the answer is printed even if writing the run folder fails afterwards. No answer
+(planning failed, not one document read) is exit 1 with `error: no answer: <why>` on stderr. When an LM call failed or a reply could not be parsed, one line on stderr says so
 per stage ("LM: planner 1 parse failure of 3 calls"); the run folder's answer.json keeps every stage's
 calls, LM errors, parse failures and LM seconds.
 """
@@ -23,9 +24,11 @@ from pathlib import Path
 
 import dspy
 
+from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from programs import compiled
 from programs.runtime.lm_progress import RunCounts, totals, trouble_line
+from programs.runtime.preflight import preflight
 from programs.runtime.run_folder import to_jsonable, write_run
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from programs.runtime.stages import ANALYST_STAGES
@@ -173,6 +176,7 @@ def output(pred, usage: dict) -> dict:
             "citations": pred.citations,
             "missing": pred.missing,
             "usage": usage,
+            "error": getattr(pred, "error", None),  # why there is no answer; null when there is one
         }
     )
 
@@ -219,6 +223,7 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:
     store = open_store(args.index)
     program = build(args, settings, store)
     configure(settings, program)
+    preflight(settings, [None] if args.baseline else list(ANALYST_STAGES))  # a dead LM: one line, exit 2
     return question, doc_ids, settings, program, store
 
 
@@ -275,19 +280,24 @@ def main(argv=None) -> int:
             print(f"audit report: {Path(args.report).resolve()}", file=sys.stderr)
         except OSError as e:
             print(f"warning: could not write the report {args.report}: {e}", file=sys.stderr)
+    error = getattr(pred, "error", None)
     if args.json:
         print(json.dumps(output(pred, usage), ensure_ascii=False, indent=2))
     else:
-        print(pred.answer)
-        if pred.coverage_line:
-            print(pred.coverage_line)
+        if not error:  # stdout is the answer, and nothing when there is none
+            print(pred.answer)
+            if pred.coverage_line:
+                print(pred.coverage_line)
         for m in pred.missing:
             print(f"missing: {m.doc_id} ({m.stage}): {m.reason}", file=sys.stderr)
     # Beside the answer, never in it: stdout stays the answer (or the one JSON object with --json).
     trouble = trouble_line(lm_stages)
     if trouble:
         print(trouble, file=sys.stderr)
-    return 0  # a run that could not plan still ends here: its answer and `missing` say why
+    if error:  # no plan, or not one document read: failed, not answered
+        print(f"error: no answer: {' '.join(str(error).split())}", file=sys.stderr)  # one line
+        return int(Exit.FAILED)
+    return 0
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     listing = write_draft(rows, out)
     if any(r.settled for r in rows):
         try:
-            Catalog.load(out)  # what retrievers.building.build will do with it
+            Catalog.load(out)  # what python -m retrievers.build will do with it
         except CatalogError as exc:
             print(f"error: the drafted catalog does not load ({exc}); please report this", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -81,7 +81,7 @@ def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
         return f"no .pdf files in {pdf_dir}: give the folder holding the PDFs"
     if out.suffix.lower() != ".jsonl":
         return (
-            f"--out {out} must end in .jsonl (one row per line, the format retrievers.building.build reads)"
+            f"--out {out} must end in .jsonl (one row per line, the format python -m retrievers.build reads)"
         )
     if out.exists() and not force:
         return f"{out} exists: pass --force to overwrite it (and {unsettled_path(out).name}), or choose another --out"

@@ -12,7 +12,9 @@ from evaluate import tracking
 from optimize.compiler import CompileJob, analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
+from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
+from programs.runtime.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, load_dataset
 
 
@@ -109,6 +111,8 @@ def main(argv=None) -> int:
             out,
             autolog=not args.no_autolog,
             sources={"dataset": args.dataset, "index": args.index},
+            # a dead LM: one line and exit 2, after the budget check (a refused budget sends nothing)
+            lm_check=lambda: preflight(settings, list(ANALYST_STAGES)),
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)

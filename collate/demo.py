@@ -12,6 +12,7 @@
    rule-based reader for the demo corpus, not a language model) is started on a free loopback port and
    answers through the same OpenAI-compatible path a model would; --no-reader stops after step 2
    instead, with the message saying how to set an LM (exit 2).
+A configured LM that fails its 1-token check is exit 2 with the setting to fix, before steps 1-2.
 Steps 1-2 are skipped when done, so a second run goes straight to answering. The stages' per-value
 warnings go to RUN/warnings.log, counted in one line, not onto the terminal (collate/stage_warnings.py).
 """
@@ -30,10 +31,12 @@ import time
 from pathlib import Path
 
 from collate import reader
+from collate import run as evaluate_run
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
-from evaluate import run as evaluate_run
+from programs.runtime.preflight import LMUnavailable, preflight
 from programs.runtime.settings import NoLMConfigured, Settings
+from programs.runtime.stages import ANALYST_STAGES
 
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,6 +124,15 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out)
     corpus, index = out / "corpus", out / "index"
+    try:  # a configured LM that cannot answer is said in a second, before a minute of preparing
+        settings = Settings.from_env(lm_overrides(args))
+        preflight(settings, [*ANALYST_STAGES, "judge"])
+    except NoLMConfigured:
+        settings = None  # prepared anyway; how to set one is said after
+    except (LMUnavailable, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    checked = settings is not None  # else the demo reader answers, and the run checks it
     try:
         start = time.perf_counter()
         made = ensure_corpus(corpus)
@@ -148,7 +160,7 @@ def main(argv=None) -> int:
                 )
                 return 2
             lm_args, baseline = demo_reader(stack), False
-        return answer_and_compare(args, corpus, index, out, lm_args, baseline)
+        return answer_and_compare(args, corpus, index, out, lm_args, baseline, checked)
 
 
 def demo_reader(stack: contextlib.ExitStack) -> list[str]:
@@ -173,7 +185,9 @@ def demo_reader(stack: contextlib.ExitStack) -> list[str]:
     ]
 
 
-def answer_and_compare(args, corpus: Path, index: Path, out: Path, lm_args: list[str], baseline: bool) -> int:
+def answer_and_compare(
+    args, corpus: Path, index: Path, out: Path, lm_args: list[str], baseline: bool, checked: bool = False
+) -> int:
     """The program over the demo questions, then (baseline) the flat-RAG baseline on the same questions;
     each is one evaluate.run, so one MLflow run, and the two are compared in one line."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -199,7 +213,7 @@ def answer_and_compare(args, corpus: Path, index: Path, out: Path, lm_args: list
                 f"\nThe baseline on the same questions: {name} (one LM call per question over retrieved passages)"
             )
         with stage_warnings_to(run_dir / "warnings.log") as kept:
-            code = evaluate_run.main(run_args + lm_args)
+            code = evaluate_run.main(run_args + lm_args, lm_checked=checked)
         if kept.summary():
             print(kept.summary())
         if code != 0:

@@ -7,11 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
 from evaluate import tracking
 from evaluate.evaluation import (
     FLAT_VARIANTS,
+    all_failed,
     build_variant,
     evaluate_program,
     format_summary,
@@ -23,7 +25,9 @@ from evaluate.evaluation import (
 )
 from evaluate.scoring import unanswered_warnings
 from programs import compiled
+from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
+from programs.runtime.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, DatasetItem, load_dataset
 
 
@@ -63,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv=None, *, lm_checked: bool = False) -> int:
+    """lm_checked: the caller (collate demo) already made the preflight call."""
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
@@ -88,6 +93,9 @@ def main(argv=None) -> int:
         program = build_variant(args.program, settings, store, out_dir)
         configure(settings, program)
         judge = None if args.no_judge else make_judge(settings, out_dir)
+        if not lm_checked:  # a dead LM is one line and exit 2, not a run of failed questions
+            stages = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
+            preflight(settings, stages + ([] if judge is None else ["judge"]))
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -123,6 +131,12 @@ def main(argv=None) -> int:
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
     ui = tracking.ui_command(experiment_id=tracking.experiment_id())
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
+    if all_failed(result.summary):
+        first = next((a.error for a in result.answered if a.error), "")
+        print(
+            f"error: every question failed (the MLflow run is marked FAILED); first: {first}", file=sys.stderr
+        )
+        return int(Exit.FAILED)
     return 0
 
 

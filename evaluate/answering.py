@@ -1,8 +1,12 @@
 """Answer a dataset's questions with a program, several at once, one failure never sinking the rest.
 
 Each question gets only what a system may see: the question and its documents' ids (gold fields
-are stripped before the program sees the item). Threads run in a copy of the caller's context,
-because DSPy keeps its settings (LM, adapter, usage tracker) in context variables.
+are stripped before the program sees the item). The Analyst answers them as one run
+(programs.batch: plan all, extract each document once, finish each), so the same run sends the same
+requests and gives the same answers at any concurrency; another program (flat RAG) answers each
+question on its own thread. Threads run in a copy of the caller's context, because DSPy keeps its
+settings (LM, adapter, usage tracker) in context variables. A question whose program raised or
+returned an error (no plan, no document readable) is failed, with its reason, never answered.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.analyst import Analyst
+from programs.batch import answer_batch
 from programs.runtime.run_folder import to_jsonable
 from retrievers.dataset import PublicItem
 
@@ -46,51 +52,79 @@ class Answered:
     usage: dict = field(default_factory=dict)
 
 
-def answer_one(program, item: PublicItem) -> Answered:
-    """Run the program on one gold-stripped item; any exception becomes this question's error."""
+@dataclass
+class Answers:
+    """Every question's outcome in the order asked, and the LM usage no one question owns (the
+    extraction calls the Analyst shares between questions)."""
+
+    answered: list[Answered]
+    shared_usage: dict = field(default_factory=dict)
+
+
+def public(item: PublicItem) -> PublicItem:
     if not isinstance(item, PublicItem):  # the type is the guarantee that no gold reaches the program
         raise TypeError(
-            f"answer_one takes retrievers.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
+            f"answering takes retrievers.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
         )
-    out = Answered(item.question_id, item.question, list(item.doc_ids))
-    doc_ids = out.doc_ids
+    return item
+
+
+def answer_one(program, item: PublicItem) -> Answered:
+    """Run the program on one gold-stripped item; any exception becomes this question's error."""
+    out = Answered(public(item).question_id, item.question, list(item.doc_ids))
     start = time.perf_counter()
     try:
         with dspy.track_usage() as usage:
-            pred = program(question=out.question, doc_ids=doc_ids or None)
-        out.usage = to_jsonable(usage.get_total_tokens())
-        out.answer = str(getattr(pred, "answer", "") or "")
-        for name in (
-            "records",
-            "facts",
-            "citations",
-            "missing",
-            "run_log",
-            "trace",
-            "retrieved_chunks",
-            "coverage",
-        ):
-            value = getattr(pred, name, None)
-            if value is not None:
-                setattr(out, name, to_jsonable(value))
-        out.code = str(getattr(pred, "code", "") or "")
-        out.coverage_line = str(getattr(pred, "coverage_line", "") or "")
-        out.result = str(getattr(pred, "result", "") or "")
+            pred = program(question=out.question, doc_ids=out.doc_ids or None)
+        fill(out, pred, usage.get_total_tokens())
     except Exception as exc:  # one failing question never sinks the run
-        out.error = f"{type(exc).__name__}: {exc}"[:1000]
-        logger.warning("question %s failed: %s", out.question_id, out.error)
+        fail(out, exc)
     out.seconds = round(time.perf_counter() - start, 3)
     return out
 
 
-def answer_all(
-    program, items: list[PublicItem], concurrency: int = 2, progress: bool = True
-) -> list[Answered]:
-    """Answers in the order of `items`, computed `concurrency` questions at a time."""
+def fill(out: Answered, pred, usage: dict) -> Answered:
+    """The program's outputs as plain JSON data; its `error` (no plan, nothing readable) fails the question."""
+    out.usage = to_jsonable(usage)
+    out.answer = str(getattr(pred, "answer", "") or "")
+    for name in (
+        "records",
+        "facts",
+        "citations",
+        "missing",
+        "run_log",
+        "trace",
+        "retrieved_chunks",
+        "coverage",
+    ):
+        value = getattr(pred, name, None)
+        if value is not None:
+            setattr(out, name, to_jsonable(value))
+    out.code = str(getattr(pred, "code", "") or "")
+    out.coverage_line = str(getattr(pred, "coverage_line", "") or "")
+    out.result = str(getattr(pred, "result", "") or "")
+    error = getattr(pred, "error", None)
+    if error:
+        out.error = str(error)[:1000]
+        logger.warning("question %s failed: %s", out.question_id, out.error)
+    return out
+
+
+def fail(out: Answered, exc: Exception) -> Answered:
+    out.error = f"{type(exc).__name__}: {exc}"[:1000]
+    logger.warning("question %s failed: %s", out.question_id, out.error)
+    return out
+
+
+def answer_all(program, items: list[PublicItem], concurrency: int = 2, progress: bool = True) -> Answers:
+    """Answers in the order of `items`, `concurrency` questions at a time."""
     if concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1 (got {concurrency})")
+    items = [public(item) for item in items]
+    if isinstance(program, Analyst):
+        return answer_together(program, items, concurrency, progress)
     results: dict[int, Answered] = {}
-    bar = _bar(len(items), progress)
+    bar = _bar(len(items), progress, "questions", "q")
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="question") as pool:
         futures = {
             pool.submit(contextvars.copy_context().run, answer_one, program, item): i
@@ -102,12 +136,56 @@ def answer_all(
                 bar.update(1)
     if bar is not None:
         bar.close()
-    return [results[i] for i in range(len(items))]
+    return Answers([results[i] for i in range(len(items))])
 
 
-def _bar(total: int, enabled: bool):
-    if not enabled or total < 2:
+def answer_together(program: Analyst, items: list[PublicItem], concurrency: int, progress: bool) -> Answers:
+    """The Analyst's run: every question planned, each document extracted once, each question finished."""
+    documents, questions = DocumentBar(progress), _bar(len(items), progress, "questions", "q")
+    start = time.perf_counter()
+    try:
+        batch = answer_batch(
+            program,
+            [(item.question, list(item.doc_ids) or None) for item in items],
+            concurrency,
+            on_answered=(lambda _i: questions.update(1)) if questions is not None else None,
+            on_document=documents,
+        )
+    finally:
+        documents.close()
+        if questions is not None:
+            questions.close()
+    seconds = round((time.perf_counter() - start) / max(1, len(items)), 3)  # the run's time, shared
+    answered = []
+    for item, result, usage in zip(items, batch.results, batch.usage, strict=True):
+        out = Answered(item.question_id, item.question, list(item.doc_ids), seconds=seconds)
+        answered.append(fail(out, result) if isinstance(result, Exception) else fill(out, result, usage))
+    return Answers(answered, to_jsonable(batch.shared_usage))
+
+
+class DocumentBar:
+    """tqdm of documents extracted / total on stderr, one per extraction round, made when its total is known."""
+
+    def __init__(self, enabled: bool):
+        self.enabled, self.bar = enabled, None
+
+    def __call__(self, done: int, total: int, outcome) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None or done == 1:
+            self.close()
+            self.bar = _bar(total, True, "documents", "doc", at_least=1)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _bar(total: int, enabled: bool, desc: str, unit: str, at_least: int = 2):
+    if not enabled or total < at_least:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="questions", unit="q", file=sys.stderr)
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr)

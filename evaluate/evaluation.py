@@ -230,7 +230,8 @@ def evaluate_program(
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
-            answered = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
+            answers = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
+            answered = answers.answered
             predictions = [
                 {
                     "question_id": a.question_id,
@@ -247,8 +248,8 @@ def evaluate_program(
         scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
         tokens = sum(
             int(v.get("total_tokens", 0) or 0)
-            for a in answered
-            for v in (a.usage or {}).values()
+            for usage in [a.usage for a in answered] + [answers.shared_usage]
+            for v in (usage or {}).values()
             if isinstance(v, dict)
         )
         summary = {
@@ -280,6 +281,8 @@ def evaluate_program(
             if sidecar.is_file():
                 run.log_artifact(sidecar)
         run.log_program(program)
+    if all_failed(summary):  # a dead LM is not a run: marked FAILED in MLflow, not FINISHED
+        tracking.mark_failed(run.run_id, f"every question failed, e.g. {answered[0].error}")
     return RunResult(summary, out_dir, run.run_id, answered)
 
 
@@ -295,6 +298,11 @@ def run_inputs(params: dict, settings: Settings) -> dict:
         "lm": settings.lm,
         "models_under_test": settings.models_under_test(),
     }
+
+
+def all_failed(summary: dict) -> bool:
+    """Every question of the run failed (its program raised or returned an error): nothing was answered."""
+    return summary["n"] > 0 and summary["failed_answers"] == summary["n"]
 
 
 def _question_scores(score: dict | None) -> dict:

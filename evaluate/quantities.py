@@ -55,6 +55,8 @@ ZH_DIGITS = {
 NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([+-]?\d{1,3}))?"
 )
+MAX_EXPONENT = 300  # a float holds 1e308; a larger exponent is a token that only looks like a number
+
 ZH_NUMERAL = re.compile(
     r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十]{1,3})(?=家|个|人|天|次|名|月)"
 )
@@ -165,6 +167,8 @@ def find_quantities(text: str, skip: list[tuple[int, int]] | None = None) -> lis
             continue
         digits, decimals = m.group(3), m.group(4) or ""
         exponent = int(m.group(5) or 0)  # 1.7269e+11, as pandas prints
+        if abs(exponent) > MAX_EXPONENT:  # "3e905312" in an id or hash is no quantity, and would overflow
+            continue
         raw = float(digits.replace(",", "") + decimals) * 10.0**exponent
         places = (len(decimals) - 1 if decimals else 0) - exponent
         scale, kind, end = _unit_after(text, m.end())

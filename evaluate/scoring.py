@@ -122,7 +122,7 @@ def headline(report: dict) -> str:
     unanswered = n - report["answered"]
     return (
         f"final accuracy {report['final_accuracy']:.3f}: {report['correct']} of {n} correct (undecided and "
-        f"unanswered count as not correct); coverage {report['answered']}/{n} answered ({report['coverage']:.3f})\n"
+        f"unanswered count as not correct); coverage {report['answered']}/{n} answered, {report['failed_answers']} failed ({report['coverage']:.3f})\n"
         + judge_line(report)
         + f"\ndecided {settled} ({report['decided']} by the matcher, {report['judged']} by the judge), accuracy "
         f"over the decided {report['final_accuracy_decided']:.3f}; {undecided} undecided; "

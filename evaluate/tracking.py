@@ -323,6 +323,14 @@ def start_run(
         yield handle
 
 
+def mark_failed(run_id: str, reason: str) -> None:
+    """End a run that has closed as FAILED, saying why in its `failure` tag: a run whose every question
+    failed (a dead LM) must not look like a finished one in the runs table."""
+    client = MlflowClient(tracking_uri())
+    client.set_tag(run_id, "failure", flat_params({"r": reason})["r"])
+    client.set_terminated(run_id, status="FAILED")
+
+
 @contextlib.contextmanager
 def dspy_autolog(enabled: bool = True) -> Iterator[None]:
     """Trace every module and LM call (and an optimizer's compile as parent + child runs) while inside.

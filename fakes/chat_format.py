@@ -147,6 +147,11 @@ def kind_of_prompt(parsed: ParsedPrompt) -> str:
     return "+".join(outs) or "unknown"
 
 
+PREFLIGHT = "collate preflight"  # programs.runtime.preflight.PROMPT starts so: the command's check, no stage
+
+
 def call_kind(messages: list[dict]) -> str:
     """The kind of one call from its raw messages (what the fake server counts by)."""
+    if messages and _text(messages[-1]).startswith(PREFLIGHT):
+        return "preflight"
     return kind_of_prompt(parse_prompt(messages))

@@ -2,7 +2,8 @@
 
 It answers `POST /v1/chat/completions` (plain JSON or a minimal SSE stream) and `GET /v1/models`
 through a pluggable `responder(messages, model) -> str`, reports approximate token usage, counts
-calls (total and per kind), and can be told to be slow (fixed seconds per call) or to misbehave:
+calls (total and per kind), and can be told to be slow (fixed seconds per call, plus a random
+`jitter` per call so calls finish in a different order each run) or to misbehave:
 429 with Retry-After, 500, a malformed reply (content that is not in the adapter's format), or a
 hang longer than the client's timeout. Everything a test would assert on is kept under a lock,
 because the server handles each request on its own thread.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import threading
 import time
 import uuid
@@ -108,6 +110,7 @@ class FakeLMServer:
         responder: Responder,
         *,
         latency: float = 0.0,
+        jitter: float = 0.0,
         faults: Iterable[Fault] = (),
         model_name: str = "fake-brain",
         hang_seconds: float = 30.0,
@@ -116,6 +119,8 @@ class FakeLMServer:
     ):
         self.responder = responder
         self.latency = latency
+        self.jitter = jitter  # up to this many seconds more per call, drawn at random per call
+        self._random = random.Random()
         self.faults = list(faults)
         self.model_name = model_name
         self.hang_seconds = hang_seconds
@@ -247,6 +252,10 @@ class FakeLMServer:
         with self._lock:
             self.records.append(rec)
 
+    def delay(self) -> float:
+        with self._lock:
+            return self.latency + self._random.uniform(0.0, self.jitter)
+
     def sleep(self, seconds: float) -> None:
         self._stopping.wait(seconds)
 
@@ -304,8 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
             request={k: v for k, v in body.items() if k != "messages"},
         )
         fake._record(rec)
-        if fake.latency:
-            fake.sleep(fake.latency)
+        if fake.latency or fake.jitter:
+            fake.sleep(fake.delay())
         fault = fake._pick_fault(messages)
         rec.fault = fault.kind if fault else None
         try:

@@ -116,6 +116,7 @@ def run_compile(
     autolog: bool = True,
     params: dict | None = None,
     sources: dict | None = None,
+    lm_check=None,
 ) -> CompileResult:
     """Compile, save out + sidecar, and log it all as one MLflow run.
 
@@ -139,6 +140,8 @@ def run_compile(
         extra=optimizer_extra(job, threshold),
     )
     priced = check_budget(job, trainset, valset, program.catalog, options, len(student.predictors()))
+    if lm_check is not None:
+        lm_check()  # the one request before the optimizer's: raises when the LM cannot answer
     budget, tracker, start_state = CallBudget(job.max_calls), BestSoFar(valset), state_of(program)
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
     located = {k: str(Path(v).resolve()) for k, v in (sources or {}).items() if v}

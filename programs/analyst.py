@@ -54,15 +54,28 @@ class Analyst(dspy.Module):
         return self.planner.catalog
 
     def forward(self, question: str, doc_ids: list[str] | None = None, on_progress=None) -> ProgramResult:
-        """on_progress(done, total, outcome) as each document's extraction finishes."""
+        """on_progress(done, total, outcome) as each document's extraction finishes. One question; a
+        run over many answers them together (programs.batch), which sends the same calls at any timing."""
         scope = self.scope(doc_ids)
         self.code_writer.warm_up()  # the sandbox starts while planning and extraction run, off the critical path
-        try:
-            planned = self.planner(question=question, scope=scope)
-        except Exception as e:  # without a plan nothing can be read: say so, per document
+        planned = self.plan_for(question, scope)
+        if isinstance(planned, ProgramResult):  # without a plan nothing can be read
             self.code_writer.sandboxes.discard()
-            return self.unplanned(question, scope, e)
+            return planned
         extracted = self.extractor(assignments=planned.assignments, on_done=on_progress)
+        return self.conclude(question, scope, planned, extracted)
+
+    def plan_for(self, question: str, scope: list[str] | None) -> Planned | ProgramResult:
+        """The question's plan, or, when planning failed, the result that says why, per document."""
+        try:
+            return self.planner(question=question, scope=scope)
+        except Exception as e:
+            return self.unplanned(question, scope, e)
+
+    def conclude(
+        self, question: str, scope: list[str] | None, planned: Planned, extracted: Extraction
+    ) -> ProgramResult:
+        """Normalize the question's facts, compute over them and answer: everything after extraction."""
         failed = {f.doc_id for f in extracted.failures}
         readable = {doc_id: doc for doc_id, doc in planned.documents.items() if doc_id not in failed}
         normalized = self.normalizer(fields=planned.plan.fields(), facts=extracted.facts, documents=readable)
@@ -88,7 +101,11 @@ class Analyst(dspy.Module):
         covered = coverage_of(
             planned.documents, extracted.facts, extracted.failures, self.use_unverified, records=for_code
         )
-        return assemble(question, scope, planned, extracted, normalized, analysis, answered, records, covered)
+        result = assemble(
+            question, scope, planned, extracted, normalized, analysis, answered, records, covered
+        )
+        result.error = unreadable(planned, extracted)
+        return result
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:
         """Unknown ids are a caller error: name them instead of silently shrinking the scope."""
@@ -112,11 +129,22 @@ class Analyst(dspy.Module):
         ]
         return ProgramResult(
             answer=f"No answer: {reason}",
+            error=reason,
             missing=missing,
             warnings=[reason],
             run_log=build_run_log(question, {}, [], missing),
             trace={"plan": {"question": question, "scope": scope, "error": reason}},
         )
+
+
+def unreadable(planned: Planned, extracted: Extraction) -> str | None:
+    """Why the question failed when not one of its documents could be read (every one's extraction
+    failed, e.g. the LM was unreachable), else None: an answer over nothing is not an answer."""
+    failed = {f.doc_id for f in extracted.failures}
+    if not planned.documents or not set(planned.documents) <= failed:
+        return None
+    first = extracted.failures[0]
+    return f"no document could be read ({len(failed)} failed; first: {first.doc_id}: {first.reason})"[:500]
 
 
 def assemble(

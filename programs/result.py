@@ -1,8 +1,10 @@
 """ProgramResult: what the Analyst and the flat-RAG baseline both return, one shape for every caller.
 
 `answer` is the LM's answer alone (what a scorer reads); `coverage_line` is what a person is shown
-after it. A dspy.Prediction (so dspy.Evaluate, usage tracking and MLflow traces take it as they take any
-module's output) built only through this constructor, so every field is named and defaulted once.
+after it; `error` is set when the question failed (no plan, or not one document could be read): the
+answer then only says why, and a run counts the question failed, not answered. A dspy.Prediction (so
+dspy.Evaluate, usage tracking and MLflow traces take it as they take any module's output) built only
+through this constructor, so every field is named and defaulted once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class ProgramResult(dspy.Prediction):
         retrieved_chunks: list[str] | None = None,  # the flat-RAG baseline's passages, as the LM saw them
         coverage: dict | None = None,  # what the answer rests on (programs.stages.coverage.Coverage)
         coverage_line: str = "",  # the same, one line in the question's language, shown after the answer
+        error: str | None = None,  # why there is no answer (planning failed, no document could be read)
     ):
         super().__init__(
             answer=answer,
@@ -46,4 +49,5 @@ class ProgramResult(dspy.Prediction):
             retrieved_chunks=retrieved_chunks or [],
             coverage=coverage or {},
             coverage_line=coverage_line,
+            error=error,
         )

@@ -64,6 +64,8 @@ class Extraction:
     passages: dict[str, list[str]]  # document id -> the passages its call was given
     merges: list[Merge] = field(default_factory=list)  # stored facts reused for reworded fields
     repair_calls: int = 0  # second calls for facts that failed the check against their page
+    asked: list[str] = field(default_factory=list)  # the documents that needed an LM call, in plan order
+    repaired: list[str] = field(default_factory=list)  # the documents asked a second time
 
 
 class DocumentExtractor(dspy.Module):
@@ -289,4 +291,6 @@ def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> Ex
         passages={j.doc.id: j.passages for j in jobs},
         merges=[m for j in jobs for m in j.merges],
         repair_calls=sum(o.repaired for o in ordered),
+        asked=[o.doc_id for o in ordered if o.asked_lm],
+        repaired=[o.doc_id for o in ordered if o.repaired],
     )

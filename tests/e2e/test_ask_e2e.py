@@ -13,6 +13,7 @@ import pytest
 
 from collate import ask
 from fakes.brain import Brain
+from fakes.chat_format import call_kind
 from fakes.corpus import build_corpus, dataset_items
 from fakes.server import FakeLMServer, Fault, last_message_contains
 
@@ -70,7 +71,7 @@ def run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, *extra, stderr: l
     if stderr is not None:
         stderr.append(captured.err)
     out = captured.out
-    return code, (json.loads(out) if code == 0 else None), run_dir
+    return code, (json.loads(out) if code in (0, 1) else None), run_dir  # 1: no answer, --json says why
 
 
 def doc_ids(item) -> set[str]:
@@ -94,8 +95,9 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(
         "citations",
         "missing",
         "usage",
+        "error",
     }
-    assert out["answer"].strip() and out["missing"] == []
+    assert out["answer"].strip() and out["missing"] == [] and out["error"] is None
     assert {r["id"] for r in out["records"]} == doc_ids(item)  # one record per document in scope
     assert all({"id", "symbol", "year", "doctype"} <= set(r) for r in out["records"])
     assert out["citations"] and all(
@@ -103,6 +105,7 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(
     )
     assert any(c["page"] for c in out["citations"])
     assert kinds["plan"] >= 1 and kinds["extract"] == len(doc_ids(item)) and kinds["answer"] == 1
+    assert kinds["preflight"] == 1
     run_log = json.loads((run_dir / "run_log.json").read_text(encoding="utf-8"))
     assert set(run_log["doc_interactions"]) == doc_ids(item)
     assert all(run_log["doc_interactions"][d] for d in doc_ids(item))
@@ -150,7 +153,7 @@ def test_rate_limits_and_server_errors_are_retried_and_no_document_is_lost(
     faults = [
         Fault("429", when=last_message_contains(first), times=2),
         Fault("500", when=last_message_contains(second), times=2),
-        Fault("429", times=1),
+        Fault("429", when=lambda messages: call_kind(messages) != "preflight", times=1),  # a stage's call
     ]
     with FakeLMServer(Brain(), faults=faults) as server:
         code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
@@ -180,13 +183,32 @@ def test_malformed_replies_for_one_document_leave_it_missing_with_a_reason(
     assert any("FAILED" in turn["answer"] for turn in run_log["doc_interactions"][broken])
 
 
-def test_when_every_call_fails_the_answer_says_why_and_lists_every_document(
+def test_a_server_that_fails_every_call_is_one_line_and_exit_2_before_any_question(
     tiny, item, monkeypatch, capsys, tmp_path
 ):
     with FakeLMServer(Brain(), faults=[Fault("500")]) as server:
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        code, url = (
+            ask.main(["--index", str(tiny[1]), "--json", "--no-progress", item["question"]]),
+            server.url,
+        )
+        assert server.calls == 1 and server.calls_by_kind() == {"preflight": 1}  # nothing else spent
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert code == 2 and captured.out == "" and err.count("\n") == 0
+    assert err.startswith("error: LM check failed:") and "HTTP 500" in err and url in err
+
+
+def test_when_every_call_after_the_check_fails_the_question_fails_says_why_and_lists_every_document(
+    tiny, item, monkeypatch, capsys, tmp_path
+):
+    after_the_check = Fault("500", when=lambda messages: call_kind(messages) != "preflight")
+    with FakeLMServer(Brain(), faults=[after_the_check]) as server:
         code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path)
-        assert server.calls >= 2  # retried before giving up
-    assert code == 0  # the program's contract: a result that says it failed, not a crash
+        assert server.calls >= 3  # checked, then retried before giving up
+    assert code == 1  # failed, not answered: the exit code and --json's error say so
+    assert out["error"].startswith("planning failed: LMServerError")
     assert out["answer"].startswith("No answer")
     assert "server" in out["answer"].lower() or "500" in out["answer"]  # the reason, not just "failed"
     assert {m["doc_id"] for m in out["missing"]} == doc_ids(item)

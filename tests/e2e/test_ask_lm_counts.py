@@ -47,7 +47,7 @@ def ask_text(small_corpus, item, server, monkeypatch, capsys, tmp_path, *env: tu
         ]
     )
     captured = capsys.readouterr()
-    saved = json.loads((run_dir / "answer.json").read_text(encoding="utf-8")) if code == 0 else {}
+    saved = json.loads((run_dir / "answer.json").read_text(encoding="utf-8")) if code in (0, 1) else {}
     return code, captured.out, captured.err, saved
 
 
@@ -62,6 +62,8 @@ def test_a_clean_run_prints_no_lm_line_and_its_run_folder_counts_every_call(
         code, out, err, saved = ask_text(small_corpus, item, server, monkeypatch, capsys, tmp_path)
         sent, total = server.calls_by_kind(), server.calls
     assert code == 0, err
+    assert sent.pop("preflight") == 1  # the LM check: one call, no stage's
+    total -= 1
     assert out.strip() and lm_lines(out) == [] and lm_lines(err) == []
     assert (saved["lm_calls"], saved["lm_errors"], saved["lm_parse_failures"]) == (total, 0, 0)
     stages = saved["lm_stages"]
@@ -88,12 +90,15 @@ def test_a_stage_s_unparseable_reply_or_failed_call_is_one_line_after_the_answer
             small_corpus, item, server, monkeypatch, capsys, tmp_path, ("COLLATE_NUM_RETRIES", "0")
         )
         sent, served = server.calls_by_kind(), server.faults_served()
-    assert code == 0, err
+    planless = stage == "planner"  # no plan: the question failed, exit 1, nothing on stdout
+    assert code == (1 if planless else 0), err
     assert served == {fault: 1}, served
+    assert sent.pop("preflight") == 1
     calls = sent[kind]
     expected = f"LM: {stage} 1 {trouble} of {calls} call{'' if calls == 1 else 's'}"
     assert lm_lines(err) == [expected], err  # the one faulty stage, named; no other stage
-    assert out.strip() and lm_lines(out) == []  # stdout stays the answer
+    assert bool(out.strip()) != planless and lm_lines(out) == []  # stdout stays the answer, if there is one
+    assert ("error: no answer: planning failed" in err) == planless
     stages = saved["lm_stages"]
     counted, total = ("parse_failures", "lm_parse_failures") if fault == "malformed" else ("lm_errors",) * 2
     assert stages[stage][counted] == 1 and saved[total] == 1, saved

@@ -73,3 +73,8 @@ def test_codes_tickers_and_lists():
     mentions = find_mentions(text, ["HAIN", "HLI", "KE"])
     assert ordered_symbols(mentions) == ["601398", "002142", "601166", "WMG", "HAIN", "HLI"]
     assert enumerations(text, mentions) == [["601398", "002142", "601166"], ["WMG", "HAIN", "HLI"]]
+
+
+def test_a_token_with_an_exponent_beyond_a_float_is_no_quantity_and_no_crash():
+    # issue 21: an answer tagged "[3e905312]" (a hash) crashed the scoring of the whole run (OverflowError)
+    assert [q.value for q in find_quantities("净利润 1.5e+3 元 [3e905312]")] == [1500.0]

@@ -124,8 +124,9 @@ def test_the_real_steps_run_once_and_are_skipped_the_second_time(tmp_path, capsy
 def test_lm_flags_and_options_are_passed_on_to_evaluate_run(small_corpus, tmp_path, monkeypatch):
     out = _prepared_demo_folder(small_corpus, tmp_path)
     _no_rebuild(monkeypatch)
-    seen = []
-    monkeypatch.setattr(demo.evaluate_run, "main", lambda argv: seen.append(argv) or 0)
+    seen, checked = [], []
+    monkeypatch.setattr(demo, "preflight", lambda settings, stages: checked.append(settings.api_base))
+    monkeypatch.setattr(demo.evaluate_run, "main", lambda argv, lm_checked: seen.append(argv) or 0)
     assert (
         demo.main(
             [
@@ -154,6 +155,7 @@ def test_lm_flags_and_options_are_passed_on_to_evaluate_run(small_corpus, tmp_pa
         "--limit" not in argv and argv[argv.index("--concurrency") + 1] == "3"
     )  # --limit 0 = every question
     assert argv[argv.index("--dataset") + 1] == str(out / "corpus" / "dataset.json")
+    assert checked == ["http://127.0.0.1:9/v1"]  # the LM was checked once, here, not again by the run
 
 
 def test_a_step_s_output_shows_as_it_comes_and_its_tail_names_the_failure(capsys):
@@ -187,3 +189,20 @@ def test_stage_warnings_go_to_the_run_folder_counted_and_errors_still_show(tmp_p
     )
     logging.getLogger("programs.stages.normalizer").warning("after")  # the filter is gone again
     assert len((tmp_path / "run" / "warnings.log").read_text(encoding="utf-8").splitlines()) == 31
+
+
+def test_a_dead_lm_is_one_line_and_exit_2_before_anything_is_prepared(tmp_path, monkeypatch, capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    steps = _no_rebuild(monkeypatch)
+    code = demo.main(
+        ["--out", str(tmp_path / "demo"), "--lm", "openai/m", "--api-base", closed, "--api-key", "x"]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and steps == [] and err.count("\n") == 0
+    assert (
+        err.startswith("error: LM check failed: cannot reach") and closed in err and "COLLATE_API_BASE" in err
+    )

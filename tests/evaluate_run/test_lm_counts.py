@@ -67,6 +67,8 @@ def test_an_unparseable_answer_is_the_answer_stage_s_parse_failure_in_summary_co
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert served == {"malformed": 1}
+    assert sent.pop("preflight") == 1  # the command's LM check: one call, no stage's, counted apart
+    total -= 1
 
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     stages = summary["lm_stages"]

@@ -18,6 +18,8 @@ def cli(monkeypatch, store, reply_for, tmp_path):
     monkeypatch.setattr(ask, "open_store", lambda index_dir: store)
     monkeypatch.setattr("programs.runtime.settings.build_lm", lambda settings, stage=None: lm)
     monkeypatch.setenv("COLLATE_LM", "dummy/test")
+    lm.preflights = []  # the LM check, made once every input is checked (tests/programs/test_preflight.py)
+    monkeypatch.setattr(ask, "preflight", lambda settings, stages: lm.preflights.append(stages))
     return lm
 
 
@@ -35,8 +37,10 @@ def test_json_output_shape(cli, tmp_path, capsys):
         "citations",
         "missing",
         "usage",
+        "error",
     }
-    assert out["answer"] == "资本充足率最高的是600001。" and len(out["records"]) == 3
+    assert out["answer"] == "资本充足率最高的是600001。" and len(out["records"]) == 3 and out["error"] is None
+    assert cli.preflights == [["planner", "extractor", "normalizer", "coder", "answer"]]
     assert out["citations"][0]["symbol"] == "600001" and out["missing"] == []
     assert (tmp_path / "facts.sqlite").exists()  # facts kept next to the index by default
 
@@ -149,9 +153,30 @@ def test_per_stage_model_flags_reach_the_settings(cli, tmp_path, monkeypatch):
 def test_a_run_whose_planning_failed_says_why_and_lists_every_document(cli, tmp_path, capsys):
     cli.answers = {"[[ ## catalog ## ]]": {"reasoning": "x", "plan": "not a plan"}}
     code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "q"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["answer"].startswith("No answer: planning failed")
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert code == 1 and out["error"].startswith("planning failed")  # no answer: failed, not answered
+    assert out["answer"].startswith("No answer: planning failed")
     assert {m["doc_id"] for m in out["missing"]} == {"doc-a", "doc-b", "doc-c", "doc-esg"}
+    assert captured.err.strip().splitlines()[-1].startswith("error: no answer: planning failed")
+    assert ask.main(["--index", str(tmp_path), "--no-progress", "q"]) == 1
+    assert capsys.readouterr().out == ""  # stdout is the answer, and there is none
+
+
+def test_an_lm_that_fails_its_check_is_exit_2_before_any_other_call(cli, tmp_path, capsys, monkeypatch):
+    from programs.runtime.preflight import LMUnavailable
+
+    def dead(settings, stages):
+        raise LMUnavailable("LM check failed: cannot reach http://127.0.0.1:9/v1 for dummy/test (refused)")
+
+    monkeypatch.setattr(ask, "preflight", dead)
+    code = ask.main(["--index", str(tmp_path), "--json", "--no-progress", "哪家公司资本充足率最高？"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and cli.history == []
+    assert (
+        captured.err.strip()
+        == "error: LM check failed: cannot reach http://127.0.0.1:9/v1 for dummy/test (refused)"
+    )
 
 
 def test_progress_shows_documents_done_over_total_on_stderr(cli, tmp_path, capsys):
@@ -190,7 +215,7 @@ def test_unusable_outputs_and_values_fail_before_the_first_lm_call(cli, tmp_path
     )
     err = capsys.readouterr().err.strip()
     assert code == 2 and fix in err and err.count("\n") == 0, err
-    assert cli.history == []  # nothing was paid for
+    assert cli.history == [] and cli.preflights == []  # nothing was paid for, not even the LM check
     assert (tmp_path / "garbage.sqlite").read_bytes().startswith(b"this is not a database")  # not replaced
 
 

@@ -68,7 +68,7 @@ def run_ask(small_corpus, item, tmp_path, capsys):
         ]
     )
     captured = capsys.readouterr()
-    return code, (json.loads(captured.out) if code == 0 else None), captured.err
+    return code, (json.loads(captured.out) if code in (0, 1) else None), captured.err  # 1: no answer
 
 
 def test_each_stage_sends_its_own_limit_as_max_tokens_and_its_json_schema(
@@ -175,8 +175,9 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(
         )
         with caplog.at_level(logging.WARNING, logger="programs.runtime.lm_progress"):
             code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
-    assert code == 0, err  # an honest end: no answer, every document accounted
+    assert code == 1, err  # an honest end: no answer (failed, not answered), every document accounted
     assert out["answer"].startswith("No answer: planning failed: the LM did not answer")
+    assert out["error"].startswith("planning failed: the LM did not answer")
     assert "COLLATE_TIMEOUT / --timeout" in out["answer"] and "Timeouts(" not in out["answer"] + err
     assert {row["id"] for row in item["metadata"]} <= {m["doc_id"] for m in out["missing"]}
     assert all("COLLATE_TIMEOUT" in m["reason"] for m in out["missing"])

@@ -1,0 +1,150 @@
+"""Answer many questions as one run: plan them all, extract each document once, then finish each.
+
+Why (issue 21): questions answered on parallel threads over one fact store made a run depend on
+timing. Which fields a planner was shown (Planner.known_fields) and which facts a question reused
+depended on which other question's thread had finished first, and a reused fact is not the one a fresh
+extraction returns, so two runs of the same program on the demo's first 10 questions sent 88 and 86
+requests (78 of them different) and 3 answers differed. Here the run has three phases:
+1. plan every question, against the fact store as it stood when the run began (nothing is extracted
+   until every plan is made);
+2. extract: each document once, for every field any question needs of it (programs.shared_extraction),
+   documents in the order questions first need them; facts stored by earlier runs are still reused;
+3. normalize, compute and answer each question from its own fields.
+Phases 1 and 3 run `concurrency` questions at a time, each question on its own; results come back in
+question order, never in the order threads finish. The same questions then send the same requests
+at any concurrency, and a document several questions need costs one call, not one per question.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import dspy
+
+from programs.result import ProgramResult
+from programs.shared_extraction import SharedExtraction
+from programs.stages.planner import Planned
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class BatchAnswers:
+    """Per question, in the order asked: its result (or the exception that stopped it) and its own LM
+    usage (planning, normalizing, code, answer); the extraction's usage is shared by the questions."""
+
+    results: list[ProgramResult | Exception]
+    usage: list[dict]
+    shared_usage: dict = field(default_factory=dict)
+    rounds: int = 0  # extraction rounds (calls per document at most); 1 unless two questions' fields clash
+
+
+def answer_batch(
+    program,
+    questions: list[tuple[str, list[str] | None]],
+    concurrency: int = 2,
+    on_answered: Callable[[int], None] | None = None,
+    on_document=None,
+) -> BatchAnswers:
+    """(question, document ids or None) pairs answered by an Analyst as one run.
+
+    on_answered(index) as each question is finished; on_document(done, total, outcome) as each
+    document's extraction is (the extractor's own progress hook)."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1 (got {concurrency})")
+
+    def plan(i: int) -> tuple[list[str] | None, Planned | ProgramResult]:
+        question, doc_ids = questions[i]
+        scope = program.scope(doc_ids)
+        return scope, program.plan_for(question, scope)
+
+    planned, usage = in_order(plan, len(questions), concurrency)
+    shared = SharedExtraction(program.extractor.matcher)
+    for i, outcome in enumerate(planned):
+        if not isinstance(outcome, Exception) and isinstance(outcome[1], Planned):
+            shared.add(i, outcome[1])
+    logger.info(
+        "%d questions planned; %d documents to extract in %d round(s)",
+        len(questions),
+        len({doc for calls in shared.rounds for doc in calls}),
+        len(shared.rounds),
+    )
+    with dspy.track_usage() as tracker:
+        extractions = [
+            program.extractor(assignments=shared.assignments(n), on_done=on_document)
+            for n in range(len(shared.rounds))
+        ]
+    shared_usage = tracker.get_total_tokens()
+    if shared.rounds:
+        program.code_writer.warm_up()  # the first question's sandbox starts now, off the critical path
+
+    def finish(i: int) -> ProgramResult:
+        outcome = planned[i]
+        if isinstance(outcome, Exception):
+            raise outcome
+        scope, plan_or_result = outcome
+        if isinstance(plan_or_result, ProgramResult):  # planning failed: the result says why
+            return plan_or_result
+        question = questions[i][0]
+        extracted = shared.split(i, plan_or_result, extractions)
+        return program.conclude(question, scope, plan_or_result, extracted)
+
+    try:
+        results, finish_usage = in_order(finish, len(questions), concurrency, on_answered)
+    finally:
+        program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
+    return BatchAnswers(
+        results=results,
+        usage=[add_usage(a, b) for a, b in zip(usage, finish_usage, strict=True)],
+        shared_usage=shared_usage,
+        rounds=len(shared.rounds),
+    )
+
+
+def in_order(fn, count: int, concurrency: int, on_done=None) -> tuple[list, list[dict]]:
+    """fn(i) for i in range(count), `concurrency` at a time, each in a copy of the caller's context (DSPy
+    keeps its LM and usage tracker there): (results or exceptions, LM usage of each), by index. A DSPy
+    trace (an optimizer's) gets each task's entries in index order, not in the order threads finished."""
+    results: list = [None] * count
+    usage: list[dict] = [{}] * count
+    traces: list[list] = [[] for _ in range(count)]
+    tracing = dspy.settings.trace is not None
+
+    def tracked(i: int) -> None:
+        with dspy.track_usage() as tracker, dspy.context(trace=[] if tracing else None):
+            try:
+                results[i] = fn(i)
+            except Exception as exc:  # one question never sinks the others
+                results[i] = exc
+            traces[i] = list(dspy.settings.trace or [])
+        usage[i] = tracker.get_total_tokens()
+        if on_done is not None:
+            on_done(i)
+
+    with ThreadPoolExecutor(
+        max_workers=max(1, min(concurrency, count)), thread_name_prefix="question"
+    ) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, tracked, i) for i in range(count)]
+        for future in futures:
+            future.result()  # re-raises only what `tracked` does not catch (Ctrl-C)
+    if tracing:
+        for entries in traces:
+            dspy.settings.trace.extend(entries)
+    return results, usage
+
+
+def add_usage(a: dict, b: dict) -> dict:
+    """Two usage summaries (model -> token counts) added together."""
+    total = {model: dict(counts) for model, counts in a.items()}
+    for model, counts in b.items():
+        mine = total.setdefault(model, {})
+        for key, value in counts.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                mine[key] = mine.get(key, 0) + value
+            elif key not in mine:
+                mine[key] = value
+    return total
