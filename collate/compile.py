@@ -9,6 +9,7 @@ from pathlib import Path
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
+from evaluate.store_check import check_store
 from optimize.compiler import CompileJob, analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
@@ -81,6 +82,7 @@ def main(argv=None) -> int:
                 "above 1 no trace can become a demo"
             )
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
+        check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))
         items = load_dataset(args.dataset)
         store = open_store(args.index)

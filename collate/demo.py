@@ -34,9 +34,11 @@ from collate import reader
 from collate import run as evaluate_run
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
+from evaluate.store_check import check_store
 from programs.runtime.preflight import LMUnavailable, preflight
 from programs.runtime.settings import NoLMConfigured, Settings
 from programs.runtime.stages import ANALYST_STAGES
+from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,6 +126,11 @@ def main(argv=None) -> int:
         return 2
     out = Path(args.out)
     corpus, index = out / "corpus", out / "index"
+    try:
+        check_store()  # the MLflow store the runs go to, before a minute of preparing
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:  # a configured LM that cannot answer is said in a second, before a minute of preparing
         settings = Settings.from_env(lm_overrides(args))
         preflight(settings, [*ANALYST_STAGES, "judge"])

@@ -24,6 +24,7 @@ from evaluate.evaluation import (
     variant_tags,
 )
 from evaluate.scoring import unanswered_warnings
+from evaluate.store_check import check_store
 from programs import compiled
 from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
@@ -81,6 +82,7 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
+        check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
         if (
             not settings.fact_store

@@ -21,12 +21,11 @@ from urllib.parse import urlparse
 import mlflow  # noqa: E402
 from mlflow.tracking import MlflowClient  # noqa: E402
 
-from signatures import environment
+from evaluate.store_check import DEFAULT_STORE_FILE, tracking_uri  # noqa: F401 (tracking.tracking_uri)
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_EXPERIMENT = "collate"
-DEFAULT_STORE_FILE = "mlflow.db"
 # MLflow refuses longer param values; a long one is cut rather than failing the whole run.
 MAX_PARAM_CHARS = 6000
 
@@ -107,14 +106,6 @@ def metric_name(key: str) -> str:
         if key == prefix or (key.startswith(prefix) and (prefix.endswith("_") or key[len(prefix)] == "_")):
             return group + key[len(prefix) :]
     return key
-
-
-def tracking_uri() -> str:
-    """The store runs go to: MLFLOW_TRACKING_URI, else sqlite:///<cwd>/mlflow.db (absolute, so it is printable)."""
-    uri = environment.read("MLFLOW_TRACKING_URI") or None
-    if uri:
-        return uri
-    return f"sqlite:///{Path.cwd() / DEFAULT_STORE_FILE}"
 
 
 def _artifact_root(uri: str) -> str | None:

@@ -35,6 +35,7 @@ VARIABLES = {
     "XDG_CACHE_HOME": "the user's cache folder (the freedesktop convention)",
     "COLLATE_RAY_ADDRESS": "the Ray cluster a bare --ray builds on (default auto)",
     "MLFLOW_TRACKING_URI": "the MLflow store (default sqlite:///mlflow.db)",
+    "MLFLOW_ALLOW_FILE_STORE": "true lets MLflow 3 use a file:// store (it refuses one otherwise)",
 }
 
 

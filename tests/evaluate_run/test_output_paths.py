@@ -80,3 +80,29 @@ def test_a_save_that_fails_at_the_end_keeps_the_program_elsewhere(read_only, tmp
     saved = save_or_keep(_Program(), read_only / "compiled.json", {})
     assert saved.parent == tmp_path and saved.read_text() == "{}"
     assert any("saved the compiled program to" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(
+    "uri, words",
+    [
+        ("bogus://x", "is not a store MLflow knows"),
+        ("file:///tmp/mlruns-x", "is a file store, which MLflow 3 refuses"),
+        ("http://127.0.0.1:9", "cannot reach the MLflow server at http://127.0.0.1:9"),
+    ],
+)
+def test_a_store_that_cannot_take_the_run_is_one_line_before_anything_is_spent(
+    tmp_path, monkeypatch, capsys, uri, words
+):
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    assert run_cli.main([*COMMON, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "ds.json" not in err and "Traceback" not in err
+    code, err = _compile(tmp_path / "compiled.json", capsys)
+    assert code == 2 and words in err
+
+
+def test_a_read_only_store_is_refused_first(read_only, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{read_only}/mlflow.db")
+    assert run_cli.main([*COMMON, "--out", str(tmp_path / "run")]) == 2
+    assert "cannot write the MLflow store" in capsys.readouterr().err
