@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # System tools: bubblewrap isolates generated code (programs/sandbox.py); a CJK TrueType font makes
-# the synthetic Chinese filings look like real ones (reportlab's built-in CID font is the fallback).
+# the synthetic Chinese filings look like real ones (reportlab's built-in CID font is the fallback);
+# opencv, under the OCR engine (rapidocr-onnxruntime), loads libGL and glib.
 need=()
-for pkg in bubblewrap fonts-wqy-zenhei; do
+for pkg in bubblewrap fonts-wqy-zenhei libgl1 libglib2.0-0; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -11,7 +11,8 @@ retrievers.factcheck.Verdict.to_dict()), so it can be called from programs.ask, 
 notebook alike. The boxes come from pdfium's text page: the quote is located in the page's own text
 layer the way the fact check locates it (retrievers.quotes), and pdfium gives the rectangles of
 those characters. A quote in the parsed table reading ("2022年 | 资本充足率 | 15.44%") is not one run
-of the text layer, so its cells are located and boxed one by one.
+of the text layer, so its cells are located and boxed one by one. A page read by OCR has no text layer:
+its quote is located in the lines OCR read (`ocr_lookup`, IndexStore.ocr_lines) and boxed from theirs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from retrievers.ocr_lines import OcrLine, quote_rects
 from retrievers.quotes import fold, locate
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ GRAYS = 16
 MIN_PIECE = 2  # folded characters a table cell needs before it is boxed on its own
 
 PdfLookup = Callable[[str], "str | Path | None"] | Mapping[str, "str | Path"]
+OcrLookup = Callable[[str, int], "list[OcrLine]"]  # (doc id, page) -> what OCR read there, [] if not OCR'd
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang SC",sans-serif;
@@ -71,12 +74,13 @@ def render_report(
     pdf_lookup: PdfLookup | None = None,
     coverage: str = "",
     title: str = "",
+    ocr_lookup: OcrLookup | None = None,
 ) -> Path:
     """Write the report to `path` (one .html file) and return the path."""
     path = Path(path)
     facts = list(facts or [])
     anchors = {(f.get("doc_id"), f.get("field")): f"q-{i}" for i, f in enumerate(facts, start=1)}
-    pages = _PageCache(pdf_lookup)
+    pages = _PageCache(pdf_lookup, ocr_lookup)
     try:
         body = [
             f"<h1>{_e(title or 'Audit report')}</h1>",
@@ -176,8 +180,8 @@ def _quote_section(fact: dict, anchor: str, pages: _PageCache) -> str:
 class _PageCache:
     """Open PDFs and rendered page PNGs, reused across the quotes of one report."""
 
-    def __init__(self, lookup: PdfLookup | None):
-        self.lookup = lookup
+    def __init__(self, lookup: PdfLookup | None, ocr_lookup: OcrLookup | None = None):
+        self.lookup, self.ocr_lookup = lookup, ocr_lookup
         self.pdfs: dict[str, pdfium.PdfDocument | None] = {}
         self.images: dict[tuple[str, int], tuple[str, float, float]] = {}
 
@@ -217,6 +221,8 @@ class _PageCache:
                 )
             data, width, height = self.images[key]
             boxes = quote_boxes(page, quote)
+            if not boxes and self.ocr_lookup is not None:  # a page read by OCR: no text layer to box from
+                boxes = ocr_quote_boxes(self.ocr_lookup(doc_id, number), quote, page.get_height())
         finally:
             page.close()
         overlay = "".join(
@@ -226,7 +232,7 @@ class _PageCache:
         note = (
             ""
             if boxes
-            else '<p class="reason">(the quote could not be located in the page\'s text layer)</p>'
+            else '<p class="reason">(the quote could not be located in the page\'s text layer or OCR text)</p>'
         )
         return (
             f'{note}<div class="page" style="width:{width}px;height:{height}px">'
@@ -270,6 +276,16 @@ def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[flo
         textpage.close()
 
 
+def ocr_quote_boxes(
+    lines: list[OcrLine], quote: str, height: float, scale: float = RENDER_SCALE
+) -> list[tuple[float, float, float, float]]:
+    """Boxes (left, top, width, height in image pixels) of the quote on a page read by OCR, from its lines."""
+    return [
+        (left * scale, (height - top) * scale, (right - left) * scale, (top - bottom) * scale)
+        for left, bottom, right, top in quote_rects(lines, quote)
+    ]
+
+
 def report_facts(facts: list[dict]) -> list[dict]:
     """Facts as the program returns them (Fact.model_dump(): verdict and verdict_reason flat) in the
     renderer's shape (verdict as {status, page, reason})."""
@@ -286,7 +302,11 @@ def report_facts(facts: list[dict]) -> list[dict]:
 
 
 def write_program_report(
-    path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None
+    path: str | Path,
+    question: str,
+    outputs: Mapping,
+    pdf_lookup: PdfLookup | None,
+    ocr_lookup: OcrLookup | None = None,
 ) -> Path:
     """The report of one answered question, from the program's outputs as plain data (the keys of
     collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, code, result,
@@ -301,4 +321,5 @@ def write_program_report(
         facts=report_facts([f for f in outputs.get("facts") or [] if f.get("disclosed", True)]),
         pdf_lookup=pdf_lookup,
         coverage=str(outputs.get("coverage_line") or ""),
+        ocr_lookup=ocr_lookup,
     )

@@ -193,6 +193,7 @@ def evaluate_program(
     program_file: Path | None = None,
     tags: dict | None = None,
     pdf_lookup=None,
+    ocr_lookup=None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -250,7 +251,7 @@ def evaluate_program(
             "tracking_uri": tracking.tracking_uri(),
         }
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
-        for report_path in write_reports(out_dir, answered, pdf_lookup):
+        for report_path in write_reports(out_dir, answered, pdf_lookup, ocr_lookup):
             run.log_artifact(report_path, artifact_path=f"audit/{report_path.parent.name}")
         run.log_metrics(flat_metrics(summary))
         run.log_table(table_rows(answered, scores))
@@ -385,6 +386,7 @@ def main(argv=None) -> int:
         program_file=program_file,
         tags=variant_tags(args.program, origin),
         pdf_lookup=getattr(store, "pdf_path", None),
+        ocr_lookup=getattr(store, "ocr_lines", None),
     )
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):

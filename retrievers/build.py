@@ -1,11 +1,13 @@
 """Build the index folder: catalog copy, one hybrid index per document, a manifest of what happened.
 
     python -m retrievers.build --catalog CATALOG --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
+        [--ocr auto|off]
 
 Documents are parsed, chunked, embedded and indexed in parallel processes, or as tasks on a Ray
 cluster with --ray (retrievers.ray_build; the index must then be on storage every node can write). A document whose file
 bytes, embedder and tokenizer are unchanged since the last build is skipped (content-hash cache).
 A document that cannot be read is reported with what happened and what to do; the rest goes on.
+Pages that are only images are read by OCR (retrievers.ocr_build; --ocr off leaves them unread).
 
 Nothing built is lost: each document's new index is written aside and swapped in complete
 (retrievers.swap), so a failure, Ctrl-C or kill -9 leaves every document at its previous index or
@@ -40,6 +42,17 @@ from retrievers.dense_text import DENSE_CHUNKS, DENSE_TEXT_VERSION
 from retrievers.embedding import HASHING, MINILM, model_in_use
 from retrievers.index import FORMAT_VERSION, DocumentIndex
 from retrievers.lexical import JIEBA, LEXICAL_VERSION, NGRAM
+from retrievers.ocr_build import (
+    OCR_MODES,
+    OcrProgress,
+    manifest_fields,
+    outdated,
+    page_reader,
+    resolve_ocr,
+    scanned_fix,
+)
+from retrievers.ocr_build import summary as ocr_summary
+from retrievers.ocr_cache import save_document_lines
 from retrievers.pdf import PARSER_VERSION
 from retrievers.store import DOCS_DIR, MANIFEST_FILE, doc_folder, legacy_doc_folder, read_meta
 from retrievers.swap import recover, staging_folder, swap_in
@@ -52,7 +65,6 @@ DENSE_POLICIES = ("auto", "all", "none")
 PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_LOCKED, EXIT_INTERRUPTED = 1, 2, 75, 130  # 75: EX_TEMPFAIL, try later
 _PR_SET_PDEATHSIG = 1
-OCR_FIX = "run OCR (e.g. ocrmypdf) on the file and rebuild"
 
 
 @dataclass
@@ -70,6 +82,11 @@ class DocResult:
     fix: str = ""
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    ocr_engine: str | None = None  # what read its image-only pages (retrievers.ocr); None: OCR off or absent
+    ocr_pages: int = 0  # pages read by OCR (from the OCR cache or now)
+    ocr_page_numbers: list[int] = field(default_factory=list)
+    ocr_cached: int = 0  # of those, taken from the OCR cache
+    ocr_seconds: float = 0.0  # time spent reading pages by OCR now
 
 
 @dataclass
@@ -120,6 +137,7 @@ class Job(NamedTuple):
     embedder_name: str | None  # None: BM25 only
     tokenizer: str
     dense_chunks: str = "figures"  # which chunks the embedder reads (retrievers/dense_text.py)
+    ocr_engine: str | None = None  # reads image-only pages (retrievers.ocr_build.resolve_ocr); None: not read
 
 
 def cached_result(job: Job) -> DocResult | None:
@@ -139,6 +157,8 @@ def cached_result(job: Job) -> DocResult | None:
         DENSE_TEXT_VERSION,
     ):
         return None  # the embedder would read other chunks, or read them otherwise: re-embed
+    if outdated(meta, job.ocr_engine):
+        return None  # its image-only pages would be read otherwise (OCR on or off, another engine)
     return DocResult(
         doc_id,
         "cached",
@@ -147,6 +167,9 @@ def cached_result(job: Job) -> DocResult | None:
         content_hash=content_hash,
         scanned_pages=meta.get("scanned_pages", 0),
         scanned_page_numbers=meta.get("scanned_page_numbers", []),
+        ocr_engine=meta.get("ocr_engine"),
+        ocr_pages=meta.get("ocr_pages", 0),
+        ocr_page_numbers=meta.get("ocr_page_numbers", []),
     )
 
 
@@ -162,11 +185,13 @@ def build_document(job: Job) -> DocResult:
 
     start = time.perf_counter()
     pdf_path, out = Path(job.pdf), Path(job.folder)
-    result = DocResult(job.doc_id, "failed")
+    result = DocResult(job.doc_id, "failed", ocr_engine=job.ocr_engine)
+    ocr = None
     try:
         if pdf_path.is_file():  # a missing file is parse_pdf's to report, with its fix
             result.content_hash = file_hash(pdf_path)
-        parsed = parse_pdf(pdf_path)
+        ocr = page_reader(job.ocr_engine, out.parent.parent, result.content_hash)  # cached in <index>/ocr
+        parsed = parse_pdf(pdf_path, ocr=ocr)
         chunks = chunk_pages(parsed.pages)
         result.pages, result.scanned_pages, result.scanned_page_numbers, result.warnings = (
             len(parsed.pages),
@@ -174,6 +199,10 @@ def build_document(job: Job) -> DocResult:
             list(parsed.scanned_pages),
             parsed.warnings,
         )
+        result.ocr_page_numbers, result.ocr_pages = parsed.ocr_pages, len(parsed.ocr_pages)
+        if ocr is not None:
+            result.ocr_cached = ocr.cached
+            result.warnings += [f"OCR failed on page {n}: {why}" for n, why in ocr.failed.items()]
         index = DocumentIndex.build(
             job.doc_id,
             chunks,
@@ -187,10 +216,15 @@ def build_document(job: Job) -> DocResult:
             pages=result.pages,
             scanned_pages=result.scanned_pages,
             scanned_page_numbers=result.scanned_page_numbers,
+            ocr_engine=job.ocr_engine,
+            ocr_pages=result.ocr_pages,
+            ocr_page_numbers=result.ocr_page_numbers,
         )
         aside = staging_folder(out)
         try:
             index.save(aside)  # the old index stays in place until the new one is complete
+            if ocr is not None and ocr.lines:  # the audit report boxes quotes on OCR'd pages from them
+                save_document_lines(aside, ocr.lines)
             swap_in(aside, out)
         finally:
             if aside.exists():  # save or swap failed: drop the partial copy, keep the old index
@@ -203,6 +237,7 @@ def build_document(job: Job) -> DocResult:
         result.fix = "report this with the file; the rest of the collection was indexed"
     finally:
         result.seconds = time.perf_counter() - start
+        result.ocr_seconds = ocr.seconds if ocr else 0.0
         _release_memory()
     return result
 
@@ -258,6 +293,7 @@ def build_index(
     progress: bool = True,
     ray_address: str | None = None,
     dense_chunks: str = "figures",
+    ocr: str = "auto",
 ) -> BuildReport:
     """Index every catalog document into index_dir. Raises IndexLocked when another build holds it,
     BuildInterrupted on Ctrl-C (documents finished by then are kept). With ray_address, changed
@@ -266,6 +302,7 @@ def build_index(
         raise ValueError(f"dense={dense!r}: use one of {', '.join(DENSE_POLICIES)}")
     if dense_chunks not in DENSE_CHUNKS:
         raise ValueError(f"dense_chunks={dense_chunks!r}: use one of {', '.join(DENSE_CHUNKS)}")
+    ocr_engine = resolve_ocr(ocr)  # auto: the engine when installed (retrievers.ocr_build)
     index_dir = Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
     with build_lock(index_dir):
@@ -285,6 +322,7 @@ def build_index(
                 results,
                 ray_address,
                 dense_chunks,
+                ocr_engine,
             )
         except KeyboardInterrupt:
             raise BuildInterrupted(_interrupted_message(results, len(catalog), index_dir)) from None
@@ -303,6 +341,7 @@ def _build_locked(
     results: list[DocResult],
     ray_address: str | None = None,
     dense_chunks: str = "figures",
+    ocr_engine: str | None = None,
 ) -> BuildReport:
     from tqdm import tqdm
 
@@ -316,6 +355,7 @@ def _build_locked(
             embedder if wants_dense(d, dense) else None,
             tokenizer,
             dense_chunks,
+            ocr_engine,
         )
         for d in catalog.documents()
     ]
@@ -323,6 +363,7 @@ def _build_locked(
     if not (index_dir / CATALOG_FILE).is_file():
         catalog.save(index_dir)  # an interrupted first build still opens, with the documents it finished
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
+    bar = OcrProgress(bar, results)  # "OCR 12 pages 118 s" after the count, once a page was OCR'd
     try:
         _run_jobs(jobs, workers, results, bar, ray_address)
     finally:
@@ -342,7 +383,7 @@ def _build_locked(
     catalog.save(index_dir)
     report = BuildReport(results, time.perf_counter() - start, pages=sum(r.pages for r in results))
     sources = {job.doc_id: job.pdf for job in jobs}
-    _write_manifest(index_dir, report, embedder, tokenizer, dense, dense_chunks, sources)
+    _write_manifest(index_dir, report, embedder, tokenizer, dense, dense_chunks, sources, ocr_engine)
     return report
 
 
@@ -453,6 +494,7 @@ def _write_manifest(
     dense: str,
     dense_chunks: str,
     sources: dict[str, str],
+    ocr_engine: str | None = None,
 ) -> None:
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -489,6 +531,7 @@ def _write_manifest(
         },
         "scanned": {r.doc_id: r.scanned_page_numbers for r in report.results if r.scanned_page_numbers},
         "warnings": {r.doc_id: r.warnings for r in report.results if r.warnings},
+        **manifest_fields(report.results, ocr_engine),
     }
     tmp = index_dir / (MANIFEST_FILE + ".tmp")
     tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -516,6 +559,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=DENSE_CHUNKS,
         help="which chunks of those documents MiniLM reads (figures: the ones stating amounts, about a third "
         "of a 10-K's, for ~3x less embedding; all: every chunk, for questions about prose)",
+    )
+    p.add_argument(
+        "--ocr",
+        default="auto",
+        choices=OCR_MODES,
+        help="pages that are only images (scans): auto reads them by OCR when rapidocr-onnxruntime is "
+        "installed (~10 s a page, cached in the index); off leaves them unread",
     )
     p.add_argument("--tokenizer", default=NGRAM, choices=[NGRAM, JIEBA], help="Chinese tokenization for BM25")
     p.add_argument(
@@ -574,6 +624,7 @@ def _main(argv: list[str] | None) -> int:
             catalog_dir=Path(args.catalog).resolve().parent,
             progress=not args.no_progress,
             ray_address=ray_address,
+            ocr=args.ocr,
         )
     except RayBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -597,6 +648,8 @@ def _main(argv: list[str] | None) -> int:
         f"{report.count('built')} built, {report.count('cached')} unchanged, {report.count('failed')} failed; "
         f"{report.pages} pages in {report.seconds:.1f} s -> {args.index}"
     )
+    if ocr_line := ocr_summary(report.results):
+        print(ocr_line)
     for r in report.failures:
         kept = " (its previous index is kept and still searched)" if r.kept_previous else ""
         print(f"FAILED {r.doc_id}: {r.kind}: {r.message}. Fix: {r.fix}{kept}")
@@ -610,7 +663,7 @@ def _main(argv: list[str] | None) -> int:
             )
             print(
                 f"NOTE {r.doc_id}: {r.scanned_pages} of {r.pages} pages have no text layer{numbers} and cannot "
-                f"be searched. Fix: {OCR_FIX}"
+                f"be searched. Fix: {scanned_fix(r.ocr_engine)}"
             )
     return _exit_code(report, args.pdf_dir)
 

@@ -18,6 +18,8 @@ import numpy as np
 from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
 from retrievers.index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
+from retrievers.ocr_cache import load_document_lines
+from retrievers.ocr_lines import OcrLine
 from retrievers.page_text import page_texts_from_chunks
 from signatures.types import Passage
 
@@ -154,6 +156,14 @@ class IndexStore:
         """The PDF the document was indexed from (recorded by the build), if it is still there."""
         recorded = (self.manifest.get("documents", {}).get(doc_id) or {}).get("pdf")
         return Path(recorded) if recorded and Path(recorded).is_file() else None
+
+    def ocr_lines(self, doc_id: str, page: int) -> list[OcrLine]:
+        """The lines OCR read on a page without a text layer (retrievers.ocr), with their boxes; [] for any
+        other page. The audit report boxes quotes on such pages with them."""
+        try:
+            return load_document_lines(self._folder(doc_id)).get(page, [])
+        except ValueError:  # an id no folder can hold
+            return []
 
     def page_texts(self, doc_id: str) -> dict[int, str]:
         """{page: text} as the index read it: what a fact's quote is checked against (retrievers.factcheck)."""
