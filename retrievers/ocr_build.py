@@ -22,7 +22,10 @@ NO_ENGINE_FIX = (
     "build with --ocr auto after pip install 'rapidocr-onnxruntime==1.4.4', or run OCR (e.g. ocrmypdf) on the "
     "file, and rebuild"
 )
-ILLEGIBLE_FIX = "OCR found no text there: check the scan is legible (or not blank), and replace the file"
+ILLEGIBLE_FIX = (
+    "OCR found no text there: check the scan is legible (not blank), or read it with another OCR tool "
+    "(e.g. ocrmypdf) and rebuild"
+)
 
 
 def resolve_ocr(mode: str) -> str | None:

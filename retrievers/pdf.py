@@ -107,7 +107,8 @@ def parse_pdf(path: str | Path, ocr: Callable | None = None) -> ParsedDocument:
                 "scanned",
                 f"all {len(pages)} pages are images without a text layer"
                 + (", and OCR found no text on them" if ocr else ""),
-                "check the scan is legible (OCR found nothing) and rebuild"
+                "check the scan is legible (OCR found nothing), or read it with another OCR tool (e.g. "
+                "ocrmypdf), and rebuild"
                 if ocr
                 else "build with --ocr auto (pip install rapidocr-onnxruntime), or run OCR (e.g. ocrmypdf) "
                 "on the file, and rebuild",

@@ -156,7 +156,9 @@ def test_a_rebuild_reads_no_page_twice_and_off_then_auto_round_trips_through_the
     # scan_zh kept its OCR'd index through the failure; mixed is OCR'd again, from the cache
     assert (back["scan_zh"].status, back["mixed"].status) == ("cached", "built")
     assert back["mixed"].ocr_page_numbers == [3] and back["mixed"].ocr_cached == 1
-    assert summary(back.values()).endswith("1 page(s) of 1 document(s) without a text layer read by OCR, 0 now in 0.0 s; 1 from the OCR cache")
+    assert summary(back.values()).endswith(
+        "1 page(s) of 1 document(s) without a text layer read by OCR, 0 now in 0.0 s; 1 from the OCR cache"
+    )
 
 
 def test_the_command_line_says_how_many_pages_were_ocrd(built, copied, collection, no_engine, capsys):
@@ -255,7 +257,10 @@ def test_parse_pdf_reads_image_pages_with_the_given_ocr_and_keeps_text_pages(col
 
     def fake_ocr(page, number):
         calls.append(number)
-        return [OcrLine("营业收入 328,781.16", 72, 700, 300, 712), OcrLine("Page .......... 3", 72, 60, 200, 70)]
+        return [
+            OcrLine("营业收入 328,781.16", 72, 700, 300, 712),
+            OcrLine("Page .......... 3", 72, 60, 200, 70),
+        ]
 
     doc = parse_pdf(collection["pdf_dir"] / "mixed.pdf", ocr=fake_ocr)
     assert calls == [3] and doc.ocr_pages == [3] and doc.scanned_pages == []
