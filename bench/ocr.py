@@ -1,6 +1,6 @@
 """OCR (issue 23): what scanned copies of filings lose against their text-layer originals, and its speed.
 
-    python bench/ocr.py [--out /tmp/ocr-bench] [--companies 2] [--pages 6] [--workers 2] [--real 6]
+    python bench/ocr.py [--out /tmp/ocr-bench] [--companies 2] [--pages 6] [--workers 2] [--real 6] [--real-only]
 
 In one run:
   corpus    python -m data.synth --companies C --years 2022 --pages P (or --corpus DIR), and a "scanned" copy
@@ -163,9 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("-k", type=int, default=5)
     p.add_argument("--real", type=int, default=6, help="real FinanceBench evidence pages to OCR (0: none)")
+    p.add_argument("--real-only", action="store_true", help="only the real pages (no synthetic corpus)")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.real_only:
+        _real_pages(args.real, out)
+        return 0
     corpus = _corpus(args)
     scans = _scans(corpus, out)
     rows = [json.loads(x) for x in (corpus / "truth.jsonl").read_text(encoding="utf-8").splitlines() if x]

@@ -205,6 +205,34 @@ def test_without_the_engine_the_document_fails_with_the_install_fix(collection, 
     assert build.resolve_ocr("auto") is None  # auto without an engine: image pages stay unread
 
 
+@pytest.mark.parametrize(
+    ("breakage", "fix"),
+    [("import", "apt-get install libgl1 libglib2.0-0"), ("models", "--force-reinstall")],
+)
+def test_an_engine_that_cannot_load_names_the_fix(monkeypatch, breakage, fix):
+    import sys
+
+    import rapidocr_onnxruntime
+
+    if breakage == "import":  # as when opencv misses a system library (libGL.so.1)
+        for name in [m for m in sys.modules if m.startswith("rapidocr_onnxruntime")]:
+            monkeypatch.delitem(sys.modules, name)  # imported afresh, and so is opencv
+        monkeypatch.setitem(sys.modules, "cv2", None)
+    else:
+
+        def damaged(**settings):
+            raise RuntimeError("Load model ch_PP-OCRv4_det_infer.onnx failed")
+
+        monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", damaged)
+    ocr._load_once.cache_clear()
+    try:
+        with pytest.raises(ocr.OcrUnavailable) as info:
+            ocr.engine()
+    finally:
+        ocr._load_once.cache_clear()
+    assert info.value.kind == "ocr" and fix in info.value.fix
+
+
 # ---- the audit report -----------------------------------------------------------------------
 def test_the_audit_report_boxes_a_quote_on_an_ocr_page_where_it_is_printed(built, collection, tmp_path):
     store = IndexStore.open(built["index"])
