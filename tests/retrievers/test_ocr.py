@@ -195,7 +195,7 @@ def test_without_the_engine_the_document_fails_with_the_install_fix(collection, 
             str(doc_folder(tmp_path / "index", "scan_zh")),
             None,
             "ngram",
-            ocr_engine="rapidocr-onnxruntime-1.4.4.150dpi.v1",  # the parent had it; this worker has not
+            ocr_engine="rapidocr-onnxruntime-1.4.4.150dpi.v3",  # the parent had it; this worker has not
         )
         result = build.build_document(job)
     finally:
@@ -345,6 +345,12 @@ def test_the_progress_bar_shows_the_pages_ocrd_so_far():
     results.append(build.DocResult("c", "built", ocr_pages=4, ocr_cached=1, ocr_seconds=31.2))
     bar.update()
     assert bar.postfix == "OCR 3 pages 31 s" and bar.n == 2
+
+
+def test_an_empty_checkbox_read_as_a_character_is_a_box_again_only_beside_a_tick():
+    assert ocr.cleaned(" 是否参照GRI标准编制：口是√否 ") == "是否参照GRI标准编制：□是√否"
+    assert ocr.cleaned("√是 口否") == "√是 □否"
+    assert ocr.cleaned("人口是否增长") == "人口是否增长"  # no tick: the word 人口 (population)
 
 
 def test_a_job_keeps_its_ocr_engine_through_a_plain_tuple():
