@@ -94,6 +94,8 @@ def _load_once():
     # One thread per process, like MiniLM's: the build's processes are the parallelism. On 2 busy cores a
     # page took 10.3 s on one thread and 18.8 s on two (bench/README.md).
     threads = int(os.environ.get("COLLATE_TORCH_THREADS", "1"))
+    # Detection boxes at RapidOCR's own size (unclip_ratio 1.6): 2.0 read a figure touching a table rule
+    # whole but lost more figures of real 10-K pages (762 vs 765 of 791 numbers on 14 pages, bench/README.md).
     try:
         return RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
     except Exception as exc:  # a model file missing or damaged
