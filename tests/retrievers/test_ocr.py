@@ -359,3 +359,9 @@ def test_an_empty_checkbox_read_as_a_character_is_a_box_again_only_beside_a_tick
 def test_a_job_keeps_its_ocr_engine_through_a_plain_tuple():
     job = jobs.Job("a", "a.pdf", "f", None, "ngram", "figures", "rapidocr-x")
     assert jobs.Job(*tuple(job)).ocr_engine == "rapidocr-x"  # how Ray hands it to a worker
+
+
+def test_build_options_refuse_an_unknown_ocr_mode():
+    assert build.BuildOptions(ocr="off").ocr == "off"
+    with pytest.raises(ValueError, match="auto, off"):
+        build.BuildOptions(ocr="tesseract")
