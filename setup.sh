@@ -5,12 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # System tools: bubblewrap isolates generated code (programs/sandbox/); a CJK TrueType font makes
-# the synthetic Chinese filings look like real ones (reportlab's built-in CID font is the fallback).
+# the synthetic Chinese filings look like real ones (reportlab's built-in CID font is the fallback);
+# opencv, under the OCR engine (rapidocr-onnxruntime), loads libGL and glib.
 # An ordinary user (no root, no password-less sudo) never gets a prompt: what is missing is printed as
 # the command an administrator runs, and the Python part goes on; without bubblewrap the sandbox then
 # refuses to run generated code and names the same fix (README, "Running as an ordinary user").
 need=()
-for pkg in bubblewrap fonts-wqy-zenhei; do
+for pkg in bubblewrap fonts-wqy-zenhei libgl1 libglib2.0-0; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -195,7 +195,9 @@ def write_report(path: str, question: str, pred, store) -> None:
             "facts": pred.facts,
         }
     )
-    write_program_report(path, question, outputs, getattr(store, "pdf_path", None))
+    write_program_report(
+        path, question, outputs, getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None)
+    )
 
 
 def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:

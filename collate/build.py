@@ -1,6 +1,10 @@
 """`collate build` / `python -m retrievers.build`: parse, chunk, embed and index a catalog's PDFs.
 
     python -m retrievers.build [--catalog CATALOG] --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
+        [--ocr auto|off]
+
+Pages that are only images (scans) are read by OCR (retrievers.building.ocr_build), ~10 s of CPU a page,
+cached in the index; the summary says how many and how long, so a slow build explains itself.
 
 Exit codes (collate.errors.Exit): 0 every document indexed; 1 some failed (named); 2 bad input;
 75 another build holds the index; 130 interrupted (what was saved is kept; rerun to finish).
@@ -25,8 +29,9 @@ from retrievers.building.build import (
     BuildReport,
     build_index,
 )
-from retrievers.building.jobs import OCR_FIX
 from retrievers.building.lock import IndexLocked
+from retrievers.building.ocr_build import OCR_MODES, scanned_fix
+from retrievers.building.ocr_build import summary as ocr_summary
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.embedding.dense_text import DENSE_CHUNKS
 from retrievers.embedding.embedders import HASHING, MINILM
@@ -58,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=DENSE_CHUNKS,
         help="which chunks of those documents MiniLM reads (figures: the ones stating amounts, about a third "
         "of a 10-K's, for ~3x less embedding; all: every chunk, for questions about prose)",
+    )
+    p.add_argument(
+        "--ocr",
+        default="auto",
+        choices=OCR_MODES,
+        help="pages that are only images (scans): auto reads them by OCR when rapidocr-onnxruntime is "
+        "installed (~10 s a page, cached in the index); off leaves them unread",
     )
     p.add_argument("--tokenizer", default=NGRAM, choices=[NGRAM, JIEBA], help="Chinese tokenization for BM25")
     p.add_argument(
@@ -124,6 +136,7 @@ def _main(argv: list[str] | None) -> int:
             dense=args.dense,
             dense_chunks=args.dense_chunks,
             ray_address=ray_address,
+            ocr=args.ocr,
         )
         report = build_index(
             catalog,
@@ -162,6 +175,8 @@ def _main(argv: list[str] | None) -> int:
         f"{report.count('built')} built, {report.count('cached')} unchanged, {report.count('failed')} failed; "
         f"{report.pages} pages in {report.seconds:.1f} s -> {args.index}"
     )
+    if ocr_line := ocr_summary(report.results):
+        print(ocr_line)
     for r in report.failures:
         kept = " (its previous index is kept and still searched)" if r.kept_previous else ""
         print(f"FAILED {r.doc_id}: {r.kind}: {r.message}. Fix: {r.fix}{kept}")
@@ -175,7 +190,7 @@ def _main(argv: list[str] | None) -> int:
             )
             print(
                 f"NOTE {r.doc_id}: {r.scanned_pages} of {r.pages} pages have no text layer{numbers} and cannot "
-                f"be searched. Fix: {OCR_FIX}"
+                f"be searched. Fix: {scanned_fix(r.ocr_engine)}"
             )
     return max(_exit_code(report, args.pdf_dir), Exit.FAILED if unsettled else 0)  # unsettled: not indexed
 

@@ -123,6 +123,7 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         program_file=program_file,
         tags={**variant_tags(args.program, origin), **paths},
         pdf_lookup=getattr(store, "pdf_path", None),
+        ocr_lookup=getattr(store, "ocr_lines", None),
         skipped=dataset.skipped,
         part=args.split,
         dataset_file=str(args.dataset),

@@ -195,6 +195,7 @@ def evaluate_program(
     program_file: Path | None = None,
     tags: dict | None = None,
     pdf_lookup=None,
+    ocr_lookup=None,
     skipped: dict[str, str] | None = None,
     part: str = "all",
     dataset_file: str | None = None,
@@ -269,7 +270,7 @@ def evaluate_program(
             "inputs": run_inputs(all_params, settings),  # nested: no metric of its own
         }
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
-        for report_path in write_reports(out_dir, answered, pdf_lookup):
+        for report_path in write_reports(out_dir, answered, pdf_lookup, ocr_lookup):
             run.log_artifact(report_path, artifact_path=f"audit/{report_path.parent.name}")
         run.log_metrics(flat_metrics(summary))
         run.log_table(table_rows(answered, scores))

@@ -95,7 +95,7 @@ def verification_metrics(answered: list[Answered]) -> dict[str, float]:
     }
 
 
-def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup) -> list[Path]:
+def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup, ocr_lookup=None) -> list[Path]:
     """questions/<qid>/audit.html for every question whose answer rests on facts (programs.audit_report)."""
     from programs.audit_report import write_program_report
 
@@ -104,7 +104,7 @@ def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup) -> list[P
         if a.facts and a.error is None:
             path = question_folder(out_dir, a.question_id) / "audit.html"
             try:
-                paths.append(write_program_report(path, a.question, a.__dict__, pdf_lookup))
+                paths.append(write_program_report(path, a.question, a.__dict__, pdf_lookup, ocr_lookup))
             except OSError as e:  # a report that cannot be written never costs the run its scores
                 logger.warning("no audit report for %s: %s", a.question_id, e)
     return paths

@@ -11,7 +11,8 @@ factcheck.check.Verdict.to_dict()), so it can be called from programs.ask, evalu
 notebook alike. The boxes come from pdfium's text page: the quote is located in the page's own text
 layer the way the fact check locates it (factcheck.quotes), and pdfium gives the rectangles of
 those characters. A quote in the parsed table reading ("2022年 | 资本充足率 | 15.44%") is not one run
-of the text layer, so its cells are located and boxed one by one.
+of the text layer, so its cells are located and boxed one by one. A page read by OCR has no text layer:
+its quote is located in the lines OCR read (`ocr_lookup`, IndexStore.ocr_lines) and boxed from theirs.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import pypdfium2 as pdfium
 from factcheck.quotes import fold, fold_with_offsets, locate
 from retrievers.catalog_draft.rules_en import read_us_filing
 from retrievers.catalog_draft.rules_zh import read_a_share
+from retrievers.documents.ocr_lines import OcrLine, quote_rects
 from signatures.types import IDENTITY_FIELDS
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ NEAR_CELL = 400
 ASCII_WORD = re.compile(r"[0-9A-Za-z]")
 
 PdfLookup = Callable[[str], "str | Path | None"] | Mapping[str, "str | Path"]
+OcrLookup = Callable[[str, int], "list[OcrLine]"]  # (doc id, page) -> what OCR read there, [] if not OCR'd
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang SC",sans-serif;
@@ -80,6 +83,7 @@ def render_report(
     coverage: str = "",
     title: str = "",
     unit_mismatches: list[dict] | None = None,
+    ocr_lookup: OcrLookup | None = None,
 ) -> Path:
     """Write the report to `path` (one .html file) and return the path. `unit_mismatches` (from the
     answer's coverage) marks the record cells read in other units than the rest of their field."""
@@ -87,7 +91,7 @@ def render_report(
     facts = list(facts or [])
     records = list(records or [])
     anchors = {(f.get("doc_id"), f.get("field")): f"q-{i}" for i, f in enumerate(facts, start=1)}
-    pages = _PageCache(pdf_lookup)
+    pages = _PageCache(pdf_lookup, ocr_lookup)
     try:
         names = _document_names(records, facts, pages)
         body = [
@@ -241,8 +245,8 @@ def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, 
 class _PageCache:
     """Open PDFs and rendered page PNGs, reused across the quotes of one report."""
 
-    def __init__(self, lookup: PdfLookup | None):
-        self.lookup = lookup
+    def __init__(self, lookup: PdfLookup | None, ocr_lookup: OcrLookup | None = None):
+        self.lookup, self.ocr_lookup = lookup, ocr_lookup
         self.pdfs: dict[str, pdfium.PdfDocument | None] = {}
         self.images: dict[tuple[str, int], tuple[str, float, float]] = {}
 
@@ -298,6 +302,8 @@ class _PageCache:
                 )
             data, width, height = self.images[key]
             boxes = quote_boxes(page, quote)
+            if not boxes and self.ocr_lookup is not None:  # a page read by OCR: no text layer to box from
+                boxes = ocr_quote_boxes(self.ocr_lookup(doc_id, number), quote, page.get_height())
         finally:
             page.close()
         overlay = "".join(
@@ -307,7 +313,7 @@ class _PageCache:
         note = (
             ""
             if boxes
-            else '<p class="reason">(the quote could not be located in the page\'s text layer)</p>'
+            else '<p class="reason">(the quote could not be located in the page\'s text layer or OCR text)</p>'
         )
         return (
             f'{note}<div class="page" style="width:{width}px;height:{height}px">'
@@ -399,6 +405,16 @@ def table_cells(quote: str, text: str) -> list[tuple[int, int]]:
     return cells
 
 
+def ocr_quote_boxes(
+    lines: list[OcrLine], quote: str, height: float, scale: float = RENDER_SCALE
+) -> list[tuple[float, float, float, float]]:
+    """Boxes (left, top, width, height in image pixels) of the quote on a page read by OCR, from its lines."""
+    return [
+        (left * scale, (height - top) * scale, (right - left) * scale, (top - bottom) * scale)
+        for left, bottom, right, top in quote_rects(lines, quote)
+    ]
+
+
 def report_facts(facts: list[dict]) -> list[dict]:
     """Facts as the program returns them (Fact.model_dump(): verdict and verdict_reason flat) in the
     renderer's shape (verdict as {status, page, reason})."""
@@ -415,7 +431,11 @@ def report_facts(facts: list[dict]) -> list[dict]:
 
 
 def write_program_report(
-    path: str | Path, question: str, outputs: Mapping, pdf_lookup: PdfLookup | None
+    path: str | Path,
+    question: str,
+    outputs: Mapping,
+    pdf_lookup: PdfLookup | None,
+    ocr_lookup: OcrLookup | None = None,
 ) -> Path:
     """The report of one answered question, from the program's outputs as plain data (the keys of
     collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, coverage, code,
@@ -431,4 +451,5 @@ def write_program_report(
         pdf_lookup=pdf_lookup,
         coverage=str(outputs.get("coverage_line") or ""),
         unit_mismatches=list((outputs.get("coverage") or {}).get("unit_mismatches") or []),
+        ocr_lookup=ocr_lookup,
     )

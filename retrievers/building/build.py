@@ -4,7 +4,8 @@ Documents are parsed, chunked, embedded and indexed in parallel processes, or as
 cluster (retrievers.building.ray; the index must then be on storage every node can write). A document
 whose file bytes, embedder and tokenizer are unchanged since the last build is skipped (content-hash
 cache, retrievers.building.jobs). A document that cannot be read is reported with what happened and
-what to do; the rest goes on.
+what to do; the rest goes on. Pages that are only images are read by OCR
+(retrievers.building.ocr_build; BuildOptions.ocr="off" leaves them unread).
 
 Nothing built is lost: each document's new index is written aside and swapped in complete
 (retrievers.building.swap), so a failure, Ctrl-C or kill -9 leaves every document at its previous index
@@ -28,6 +29,7 @@ from pathlib import Path
 from retrievers.building.jobs import DocResult, Job, build_document, cached_result, expected_cost
 from retrievers.building.lock import build_lock
 from retrievers.building.manifest import write_manifest
+from retrievers.building.ocr_build import OCR_MODES, OcrProgress, resolve_ocr
 from retrievers.building.swap import recover
 from retrievers.catalog import CATALOG_FILE, Catalog
 from retrievers.embedding.dense_text import DENSE_CHUNKS
@@ -52,12 +54,17 @@ class BuildOptions:
         "figures"  # which chunks of those the embedder reads (retrievers.embedding.dense_text)
     )
     ray_address: str | None = None  # index on this Ray cluster instead of local processes
+    ocr: str = (
+        "auto"  # pages that are only images: auto reads them by OCR when the engine is installed; off not
+    )
 
     def __post_init__(self):
         if self.dense not in DENSE_POLICIES:
             raise ValueError(f"dense={self.dense!r}: use one of {', '.join(DENSE_POLICIES)}")
         if self.dense_chunks not in DENSE_CHUNKS:
             raise ValueError(f"dense_chunks={self.dense_chunks!r}: use one of {', '.join(DENSE_CHUNKS)}")
+        if self.ocr not in OCR_MODES:
+            raise ValueError(f"ocr={self.ocr!r}: use one of {', '.join(OCR_MODES)}")
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"workers={self.workers}: use at least 1")
 
@@ -132,13 +139,16 @@ def build_index(
     (build_index(..., workers=2)). Raises IndexLocked when another build holds it, BuildInterrupted on
     Ctrl-C (documents finished by then are kept); with a ray_address, RayBuildError when it cannot be used."""
     options = replace(options or BuildOptions(), **settings)
+    ocr_engine = resolve_ocr(options.ocr)  # auto: the engine's key when it is installed, else None
     index_dir = Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
     with build_lock(index_dir):
         recover(index_dir, index_dir / DOCS_DIR)  # what a killed build left half done
         results: list[DocResult] = []  # filled as documents finish, so an interruption can say what was saved
         try:
-            return _build_locked(catalog, Path(pdf_dir), index_dir, options, catalog_dir, progress, results)
+            return _build_locked(
+                catalog, Path(pdf_dir), index_dir, options, catalog_dir, progress, results, ocr_engine
+            )
         except KeyboardInterrupt:
             raise BuildInterrupted(_interrupted_message(results, len(catalog), index_dir)) from None
 
@@ -151,6 +161,7 @@ def _build_locked(
     catalog_dir: Path | None,
     progress: bool,
     results: list[DocResult],
+    ocr_engine: str | None = None,
 ) -> BuildReport:
     from tqdm import tqdm
 
@@ -164,6 +175,7 @@ def _build_locked(
             options.embedder if wants_dense(d, options.dense) else None,
             options.tokenizer,
             options.dense_chunks,
+            ocr_engine,
         )
         for d in catalog.documents()
     ]
@@ -171,6 +183,7 @@ def _build_locked(
     if not (index_dir / CATALOG_FILE).is_file():
         catalog.save(index_dir)  # an interrupted first build still opens, with the documents it finished
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
+    bar = OcrProgress(bar, results)  # "OCR 12 pages 118 s" after the count, once a page was OCR'd
     try:
         _run_jobs(jobs, workers, results, bar, options.ray_address)
     finally:
@@ -191,7 +204,14 @@ def _build_locked(
     report = BuildReport(results, time.perf_counter() - start, pages=sum(r.pages for r in results))
     sources = {job.doc_id: job.pdf for job in jobs}
     write_manifest(
-        index_dir, report, options.embedder, options.tokenizer, options.dense, options.dense_chunks, sources
+        index_dir,
+        report,
+        options.embedder,
+        options.tokenizer,
+        options.dense,
+        options.dense_chunks,
+        sources,
+        ocr_engine,
     )
     return report
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from retrievers.building.ocr_build import outdated, page_reader
+from retrievers.building.ocr_cache import save_document_lines
 from retrievers.building.swap import staging_folder, swap_in
 from retrievers.documents.chunking import CHUNKER_VERSION
 from retrievers.documents.pdf import PARSER_VERSION
@@ -28,7 +30,6 @@ log = logging.getLogger(__name__)
 
 # Part of the cache key: a document is re-parsed when the parser or chunker changes, not only its bytes.
 PIPELINE = f"pdf{PARSER_VERSION}.chunk{CHUNKER_VERSION}.lex{LEXICAL_VERSION}"
-OCR_FIX = "run OCR (e.g. ocrmypdf) on the file and rebuild"
 
 
 @dataclass
@@ -46,6 +47,13 @@ class DocResult:
     fix: str = ""
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    ocr_engine: str | None = (
+        None  # what read its image-only pages (retrievers.documents.ocr); None: OCR off or absent
+    )
+    ocr_pages: int = 0  # pages read by OCR (from the OCR cache or now)
+    ocr_page_numbers: list[int] = field(default_factory=list)
+    ocr_cached: int = 0  # of those, taken from the OCR cache
+    ocr_seconds: float = 0.0  # time spent reading pages by OCR now
 
 
 def file_hash(path: Path) -> str:
@@ -61,6 +69,9 @@ class Job(NamedTuple):
     embedder_name: str | None  # None: BM25 only
     tokenizer: str
     dense_chunks: str = "figures"  # which chunks the embedder reads (retrievers/dense_text.py)
+    ocr_engine: str | None = (
+        None  # reads image-only pages (retrievers.building.ocr_build.resolve_ocr); None: not read
+    )
 
 
 def cached_result(job: Job) -> DocResult | None:
@@ -80,6 +91,8 @@ def cached_result(job: Job) -> DocResult | None:
         DENSE_TEXT_VERSION,
     ):
         return None  # the embedder would read other chunks, or read them otherwise: re-embed
+    if outdated(meta, job.ocr_engine):
+        return None  # its image-only pages would be read otherwise (OCR on or off, another engine)
     if not _files_intact(job.doc_id, Path(job.folder), meta):
         return None
     return DocResult(
@@ -90,6 +103,9 @@ def cached_result(job: Job) -> DocResult | None:
         content_hash=content_hash,
         scanned_pages=meta.get("scanned_pages", 0),
         scanned_page_numbers=meta.get("scanned_page_numbers", []),
+        ocr_engine=meta.get("ocr_engine"),
+        ocr_pages=meta.get("ocr_pages", 0),
+        ocr_page_numbers=meta.get("ocr_page_numbers", []),
     )
 
 
@@ -129,11 +145,13 @@ def build_document(job: Job) -> DocResult:
 
     start = time.perf_counter()
     pdf_path, out = Path(job.pdf), Path(job.folder)
-    result = DocResult(job.doc_id, "failed")
+    result = DocResult(job.doc_id, "failed", ocr_engine=job.ocr_engine)
+    ocr = None
     try:
         if pdf_path.is_file():  # a missing file is parse_pdf's to report, with its fix
             result.content_hash = file_hash(pdf_path)
-        parsed = parse_pdf(pdf_path)
+        ocr = page_reader(job.ocr_engine, out.parent.parent, result.content_hash)  # cached in <index>/ocr
+        parsed = parse_pdf(pdf_path, ocr=ocr)
         chunks = chunk_pages(parsed.pages)
         result.pages, result.scanned_pages, result.scanned_page_numbers, result.warnings = (
             len(parsed.pages),
@@ -141,6 +159,10 @@ def build_document(job: Job) -> DocResult:
             list(parsed.scanned_pages),
             parsed.warnings,
         )
+        result.ocr_page_numbers, result.ocr_pages = parsed.ocr_pages, len(parsed.ocr_pages)
+        if ocr is not None:
+            result.ocr_cached = ocr.cached
+            result.warnings += [f"OCR failed on page {n}: {why}" for n, why in ocr.failed.items()]
         index = DocumentIndex.build(
             job.doc_id,
             chunks,
@@ -154,10 +176,15 @@ def build_document(job: Job) -> DocResult:
             pages=result.pages,
             scanned_pages=result.scanned_pages,
             scanned_page_numbers=result.scanned_page_numbers,
+            ocr_engine=job.ocr_engine,
+            ocr_pages=result.ocr_pages,
+            ocr_page_numbers=result.ocr_page_numbers,
         )
         aside = staging_folder(out)
         try:
             index.save(aside)  # the old index stays in place until the new one is complete
+            if ocr is not None and ocr.lines:  # the audit report boxes quotes on OCR'd pages from them
+                save_document_lines(aside, ocr.lines)
             seal(aside, index.meta)  # its files' checksums: a later build notices damage (_files_intact)
             swap_in(aside, out)
         finally:
@@ -170,6 +197,7 @@ def build_document(job: Job) -> DocResult:
         result.kind, result.message, result.fix = _failure(exc, out)
     finally:
         result.seconds = time.perf_counter() - start
+        result.ocr_seconds = ocr.seconds if ocr else 0.0
         _release_memory()
     return result
 

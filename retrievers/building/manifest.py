@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from retrievers.building.jobs import PIPELINE
+from retrievers.building.ocr_build import manifest_fields
 from retrievers.indexing.document_index import FORMAT_VERSION
 from retrievers.indexing.store import MANIFEST_FILE
 
@@ -19,6 +20,7 @@ def write_manifest(
     dense: str,
     dense_chunks: str,
     sources: dict[str, str],
+    ocr_engine: str | None = None,
 ) -> None:
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -55,6 +57,9 @@ def write_manifest(
         },
         "scanned": {r.doc_id: r.scanned_page_numbers for r in report.results if r.scanned_page_numbers},
         "warnings": {r.doc_id: r.warnings for r in report.results if r.warnings},
+        **manifest_fields(
+            report.results, ocr_engine
+        ),  # engine, pages read now and in all, time, per document
     }
     tmp = index_dir / (MANIFEST_FILE + ".tmp")
     try:

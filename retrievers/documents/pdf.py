@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,7 +55,8 @@ class Block:
 class Page:
     number: int  # 1-based
     blocks: list[Block] = field(default_factory=list)
-    scanned: bool = False  # an image and no text layer: needs OCR, which is out of scope
+    scanned: bool = False  # an image and no text layer, not read (no OCR asked, or OCR found no text)
+    ocr: bool = False  # an image and no text layer, its text read by OCR (retrievers.documents.ocr)
 
     @property
     def text(self) -> str:
@@ -71,12 +73,21 @@ class ParsedDocument:
         return [p.number for p in self.pages if p.scanned]
 
     @property
+    def ocr_pages(self) -> list[int]:
+        return [p.number for p in self.pages if p.ocr]
+
+    @property
     def text_pages(self) -> int:
         return sum(1 for p in self.pages if p.blocks)
 
 
-def parse_pdf(path: str | Path) -> ParsedDocument:
-    """Read every page; raise ParseError when the document as a whole yields no text."""
+def parse_pdf(path: str | Path, ocr: Callable | None = None) -> ParsedDocument:
+    """Read every page; raise ParseError when the document as a whole yields no text.
+
+    ocr(pdfium page, page number) -> lines, each with .text and a box (.left .bottom .right .top in page
+    points; retrievers.ocr_cache.PageOcr), reads the pages that are only images; without it they stay
+    unread (`scanned`).
+    """
     path = Path(path)
     if not path.is_file():
         raise ParseError("missing", f"no file at {path}", "put the PDF there or give its path in the catalog")
@@ -85,7 +96,7 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
     except pdfium.PdfiumError as exc:
         raise _load_error(path, exc) from exc
     try:
-        pages = [_parse_page(pdf, i) for i in range(len(pdf))]
+        pages = [_parse_page(pdf, i, ocr) for i in range(len(pdf))]
     finally:
         pdf.close()
     _drop_running_lines(pages)
@@ -94,8 +105,13 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
         if doc.scanned_pages:
             raise ParseError(
                 "scanned",
-                f"all {len(pages)} pages are images without a text layer",
-                "run OCR (e.g. ocrmypdf) on the file and rebuild",
+                f"all {len(pages)} pages are images without a text layer"
+                + (", and OCR found no text on them" if ocr else ""),
+                "check the scan is legible (OCR found nothing), or read it with another OCR tool (e.g. "
+                "ocrmypdf), and rebuild"
+                if ocr
+                else "build with --ocr auto (pip install rapidocr-onnxruntime), or run OCR (e.g. ocrmypdf) "
+                "on the file, and rebuild",
             )
         raise ParseError(
             "empty", f"none of the {len(pages)} pages holds text", "check the file is the right one"
@@ -187,15 +203,19 @@ def _load_error(path: Path, exc: pdfium.PdfiumError) -> ParseError:
     )
 
 
-def _parse_page(pdf, index: int) -> Page:
+def _parse_page(pdf, index: int, ocr: Callable | None = None) -> Page:
     page = pdf[index]
     textpage = page.get_textpage()
+    read_by_ocr = False
     try:
         height = page.get_height()
         shapes = page_shapes(page)
         runs = _text_runs(textpage)
+        if not runs and shapes.images > 0 and ocr is not None:
+            runs = _ocr_runs(ocr(page, index + 1))
+            read_by_ocr = bool(runs)
         tables = []
-        if runs and may_hold_grid(shapes):
+        if runs and not read_by_ocr and may_hold_grid(shapes):
             try:
                 tables = [
                     (bbox, rows)
@@ -207,12 +227,23 @@ def _parse_page(pdf, index: int) -> Page:
     finally:
         textpage.close()
         page.close()
-    result = Page(number=index + 1)
+    result = Page(number=index + 1, ocr=read_by_ocr)
     if not runs:
         result.scanned = shapes.images > 0
         return result
     result.blocks = _blocks(runs, tables, height)
     return result
+
+
+def _ocr_runs(lines) -> list[tuple[float, float, float, float, str]]:
+    """OCR'd lines as text runs (the boxes are in page points already): lines and chunks come out as
+    from a text layer, without ruled tables (the grid of a scan is pixels, not paths)."""
+    runs = []
+    for line in lines:
+        text = _LEADER.sub(" ", line.text).strip()
+        if text:
+            runs.append((line.left, line.bottom, line.right, line.top, text))
+    return runs
 
 
 def _text_runs(textpage) -> list[tuple[float, float, float, float, str]]:

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
+from retrievers.building.ocr_cache import load_document_lines
 from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
+from retrievers.documents.ocr_lines import OcrLine
 from retrievers.documents.page_text import page_texts_from_chunks
 from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from retrievers.indexing.query_text import strip_instructions
@@ -155,6 +157,14 @@ class IndexStore:
         """The PDF the document was indexed from (recorded by the build), if it is still there."""
         recorded = (self.manifest.get("documents", {}).get(doc_id) or {}).get("pdf")
         return Path(recorded) if recorded and Path(recorded).is_file() else None
+
+    def ocr_lines(self, doc_id: str, page: int) -> list[OcrLine]:
+        """The lines OCR read on a page without a text layer (retrievers.documents.ocr), with their boxes; [] for any
+        other page. The audit report boxes quotes on such pages with them."""
+        try:
+            return load_document_lines(self._folder(doc_id)).get(page, [])
+        except ValueError:  # an id no folder can hold
+            return []
 
     def page_texts(self, doc_id: str) -> dict[int, str]:
         """{page: text} as the index read it: what a fact's quote is checked against (factcheck.check)."""

@@ -455,10 +455,10 @@ def test_a_file_that_kills_its_worker_fails_alone(tmp_path, writers, monkeypatch
         rows.append({"id": f"d{i}", **ZH})
     real_parse = retrievers.documents.pdf.parse_pdf
 
-    def parse_or_die(path):  # as pdfium does on some malformed files: the process is gone, no exception
+    def parse_or_die(path, **options):  # as pdfium does on some malformed files: the process is gone
         if Path(path).stem == "d3":
             os.kill(os.getpid(), signal.SIGKILL)
-        return real_parse(path)
+        return real_parse(path, **options)
 
     monkeypatch.setattr(retrievers.documents.pdf, "parse_pdf", parse_or_die)  # the forked workers inherit it
     report = building.build_index(
