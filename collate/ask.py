@@ -26,6 +26,7 @@ import dspy
 
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from collate.outputs import writable_file, writable_folder
 from programs import compiled
 from programs.runtime.lm_progress import RunCounts, totals, trouble_line
 from programs.runtime.preflight import preflight
@@ -92,39 +93,6 @@ def dataset_scope(path: str, question_id: str | None) -> tuple[str, list[str]]:
     raise BadInput(
         f"question_id {question_id!r} is not in {path}; list ids with: jq '.[].question_id' {path}"
     )
-
-
-def check_run_dir(run_dir: str | None) -> None:
-    """A run folder that cannot be written is found now, before any LM call is paid for."""
-    if not run_dir:
-        return
-    folder = Path(run_dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".collate-write-check"
-        probe.write_text("", encoding="utf-8")
-        probe.unlink()
-    except OSError as e:
-        raise BadInput(
-            f"--run-dir {run_dir} is not a writable folder ({e.strerror or e}); "
-            "pass a folder you can write, or omit --run-dir"
-        ) from None
-
-
-def check_writable_file(path: str | None, flag: str) -> None:
-    """A file output that cannot be written is found now, before any LM call is paid for."""
-    if not path:
-        return
-    target = Path(path)
-    if target.is_dir() or not target.parent.is_dir():
-        raise BadInput(f"{flag} {path}: give a file path in an existing folder")
-    try:
-        with open(target, "a", encoding="utf-8"):
-            pass
-    except OSError as e:
-        raise BadInput(
-            f"{flag} {path} cannot be written ({e.strerror or e}); give a file you can write"
-        ) from None
 
 
 class Progress:
@@ -220,8 +188,10 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:
         **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES},
     }
     settings = Settings.from_env(overrides)
-    check_run_dir(args.run_dir)
-    check_writable_file(args.report, "--report")
+    if args.run_dir:
+        writable_folder(args.run_dir, "--run-dir")  # before any LM call is paid for
+    if args.report:
+        writable_file(args.report, "--report")
     store = open_store(args.index)
     program = build(args, settings, store)
     configure(settings, program)

@@ -129,3 +129,15 @@ def brain_server(monkeypatch):
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("COLLATE_CACHE", "false")
         yield server
+
+
+def mount_tmpfs(folder, options: str):
+    """A real tmpfs at `folder` (read-only or tiny: the disk-full and read-only cases), or a skip where
+    mounting is not permitted; returns an unmount function."""
+    import subprocess
+
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    return lambda: subprocess.run(["umount", str(folder)], check=False)

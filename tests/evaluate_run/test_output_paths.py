@@ -5,7 +5,6 @@ after the optimization) would report those instead, so the message proves the or
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,21 +12,16 @@ import pytest
 import collate.compile as compile_cli
 import collate.run as run_cli
 from programs.compiled import save_or_keep
+from tests.conftest import mount_tmpfs
 
 COMMON = ["--dataset", "/nonexistent/ds.json", "--index", "/nonexistent/index"]
 
 
 @pytest.fixture
 def read_only(tmp_path):
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs here: {done.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=False)
+    unmount = mount_tmpfs(tmp_path / "ro", "ro,size=64k")
+    yield tmp_path / "ro"
+    unmount()
 
 
 def _compile(out, capsys, *extra):

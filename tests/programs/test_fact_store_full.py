@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from programs.runtime.facts import FactStore
 from signatures.types import Fact
+from tests.conftest import mount_tmpfs
 
 
 @pytest.fixture
 def small_disk(tmp_path):
-    folder = tmp_path / "disk"
-    folder.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=False)
+    unmount = mount_tmpfs(tmp_path / "disk", "size=256k")
+    yield tmp_path / "disk"
+    unmount()
 
 
 def _facts(n: int, doc: str = "d1") -> list[Fact]:
