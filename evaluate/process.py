@@ -134,7 +134,8 @@ def score_question(item: DatasetItem, facts: Facts | None) -> QuestionProcess:
         names = align_keys(list(row.values), list(row_facts)) if row_facts is not None else {}
         row_cells = []
         for key, gold in row.values.items():
-            found, got = key in names, row_facts.get(names[key]) if key in names else None
+            found = key in names  # names is empty when the document was not extracted
+            got = row_facts.get(names[key]) if found and row_facts is not None else None
             if row_facts is None:
                 correct, why = False, "document not extracted"
             elif not found:
