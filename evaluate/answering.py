@@ -23,6 +23,7 @@ import dspy
 
 from programs.analyst import Analyst
 from programs.batch import answer_batch
+from programs.protocols import Program
 from programs.runtime.run_folder import to_jsonable
 from retrievers.dataset import PublicItem
 
@@ -73,7 +74,7 @@ def public(item: PublicItem) -> PublicItem:
     return item
 
 
-def answer_one(program, item: PublicItem) -> Answered:
+def answer_one(program: Program, item: PublicItem) -> Answered:
     """Run the program on one gold-stripped item; any exception becomes this question's error."""
     out = Answered(public(item).question_id, item.question, list(item.doc_ids))
     start = time.perf_counter()
@@ -120,7 +121,9 @@ def fail(out: Answered, exc: Exception) -> Answered:
     return out
 
 
-def answer_all(program, items: list[PublicItem], concurrency: int = 2, progress: bool = True) -> Answers:
+def answer_all(
+    program: Program, items: list[PublicItem], concurrency: int = 2, progress: bool = True
+) -> Answers:
     """Answers in the order of `items`, `concurrency` questions at a time."""
     if concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1 (got {concurrency})")

@@ -69,9 +69,7 @@ def choose_metric(question: str, cols: list[str]) -> tuple[str | None, str | Non
     ):  # A与B之比 / A÷B: first over second
         low = question.lower()
         first_at = {
-            n: min(
-                (low.find(w.lower()) for w in wanted[n].question_words if w.lower() in low), default=10**6
-            )
+            n: min((low.find(w.lower()) for w in wanted[n].question_words if w.lower() in low), default=10**6)
             for n in present
         }
         num, den = sorted(present, key=lambda n: first_at[n])[:2]

@@ -42,6 +42,7 @@ from optimize.objective import (
 from optimize.optimizers import OptimizerOptions, get_spec, logged_arguments, make_optimizer
 from optimize.program_diff import state_of
 from programs import compiled
+from programs.protocols import DocumentStore
 from programs.runtime.settings import Settings
 from retrievers.dataset import DatasetItem, dataset_hash, split
 from signatures.errors import BadInput
@@ -73,7 +74,7 @@ class CompileResult:
     run_id: str
 
 
-def analyst_without_fact_reuse(settings: Settings, store):
+def analyst_without_fact_reuse(settings: Settings, store: DocumentStore):
     """The Analyst with no fact store: every candidate must really extract, or optimizing it is moot."""
     from programs.analyst import build_program
 

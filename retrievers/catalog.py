@@ -13,9 +13,9 @@ import io
 import json
 import os
 import sqlite3
-from typing import cast
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 from retrievers.doc_ids import folder_clash, id_problem
 from retrievers.textfile import EncodingProblem, read_text

@@ -295,7 +295,7 @@ class PreparedRun:
         cpu = self.limits.cpu_seconds or math.ceil(timeout) + 1
         message = {"code": code, "cpu_seconds": cpu} | ({"records": records} if records is not None else {})
         payload = json.dumps(message, ensure_ascii=False, default=str).encode("utf-8")
-        if self._problem is not None:  # not via bwrap; warned before the code runs, so a hang is on the record
+        if self._problem is not None:  # unisolated: warned before it runs, so a hang is on the record
             policy.warn_unisolated(self._problem, self._missing)
         assert self._thread is not None  # started by __init__ unless refused, and a refusal returned above
         self._ends.send(payload, float(timeout))
