@@ -8,7 +8,7 @@ the reference code). The wrong cells' explanations double as GEPA textual feedba
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,7 +186,7 @@ def process_scores(items: list[DatasetItem], facts_by_question: Mapping[str, Fac
     return aggregate(per_question)
 
 
-def records_to_facts(records: list[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def records_to_facts(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """The program's normalized records (one per document, `id` attached by code) as facts."""
     facts: dict[str, dict[str, Any]] = {}
     for record in records:
