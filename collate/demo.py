@@ -54,6 +54,7 @@ def run_step(module: str, *args: str) -> None:
     child = subprocess.Popen(
         [sys.executable, "-m", module, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
+    assert child.stdout is not None  # PIPE above
     decode = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a bar's block may split over reads
     tail = ""
     while chunk := os.read(child.stdout.fileno(), 4096):

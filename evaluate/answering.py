@@ -17,13 +17,18 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import dspy
 
 from programs.analyst import Analyst
 from programs.batch import answer_batch
+from programs.protocols import Program
 from programs.runtime.run_folder import to_jsonable
 from retrievers.dataset import PublicItem
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +74,7 @@ def public(item: PublicItem) -> PublicItem:
     return item
 
 
-def answer_one(program, item: PublicItem) -> Answered:
+def answer_one(program: Program, item: PublicItem) -> Answered:
     """Run the program on one gold-stripped item; any exception becomes this question's error."""
     out = Answered(public(item).question_id, item.question, list(item.doc_ids))
     start = time.perf_counter()
@@ -116,7 +121,9 @@ def fail(out: Answered, exc: Exception) -> Answered:
     return out
 
 
-def answer_all(program, items: list[PublicItem], concurrency: int = 2, progress: bool = True) -> Answers:
+def answer_all(
+    program: Program, items: list[PublicItem], concurrency: int = 2, progress: bool = True
+) -> Answers:
     """Answers in the order of `items`, `concurrency` questions at a time."""
     if concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1 (got {concurrency})")
@@ -167,7 +174,8 @@ class DocumentBar:
     """tqdm of documents extracted / total on stderr, one per extraction round, made when its total is known."""
 
     def __init__(self, enabled: bool):
-        self.enabled, self.bar = enabled, None
+        self.enabled = enabled
+        self.bar: tqdm | None = None
 
     def __call__(self, done: int, total: int, outcome) -> None:
         if not self.enabled:
@@ -175,7 +183,8 @@ class DocumentBar:
         if self.bar is None or done == 1:
             self.close()
             self.bar = _bar(total, True, "documents", "doc", at_least=1)
-        self.bar.update(1)
+        if self.bar is not None:  # None only for a round of no documents
+            self.bar.update(1)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -183,7 +192,7 @@ class DocumentBar:
             self.bar = None
 
 
-def _bar(total: int, enabled: bool, desc: str, unit: str, at_least: int = 2):
+def _bar(total: int, enabled: bool, desc: str, unit: str, at_least: int = 2) -> tqdm | None:
     if not enabled or total < at_least:
         return None
     from tqdm import tqdm

@@ -98,7 +98,7 @@ def find_counts(text: str, skip: list[tuple[int, int]] | None = None) -> list[Co
         if RANK_BEFORE.search(before):
             continue
         unit = COMPANY_UNIT.match(text, digits_end)
-        chinese_unit = bool(unit) and unit.group().strip()[:1] in "家只个"
+        chinese_unit = unit is not None and unit.group().strip()[:1] in "家只个"
         spelled_total = bool(EN_TOTAL_BEFORE.search(before))
         whole_before = False
         if unit:
@@ -110,8 +110,8 @@ def find_counts(text: str, skip: list[tuple[int, int]] | None = None) -> list[Co
                 total = not whole_before
         elif spelled_total and BARE_TOTAL_END.match(text, digits_end):
             end, total = digits_end, True  # "a total of 4."
-        elif EN_TOTAL_AFTER.match(text, digits_end):
-            end, total = EN_TOTAL_AFTER.match(text, digits_end).end(), True  # "4 in total"
+        elif after := EN_TOTAL_AFTER.match(text, digits_end):
+            end, total = after.end(), True  # "4 in total"
             spelled_total = True
         else:
             continue

@@ -137,16 +137,16 @@ def _check_numbers(
         else:
             unclear = unclear or f"gold aside {g.text} not found"
     for d, owner in facts.dates:
-        hits = [
+        date_hits = [
             a
             for a in view.dates
             if (a.month, a.day) == (d.month, d.day) and (None in (a.year, d.year) or a.year == d.year)
         ]
-        if not hits:
+        if not date_hits:
             if traits.asks_values or traits.asks_date:
                 return f"gold date {d.iso()} not found", None
             unclear = unclear or f"gold date {d.iso()} not found"
-        elif owner and len(facts.entities) > 1 and not any(view.owner(a.start) == owner for a in hits):
+        elif owner and len(facts.entities) > 1 and not any(view.owner(a.start) == owner for a in date_hits):
             unclear = unclear or f"date {d.iso()} found but not next to {owner}"
     return None, unclear
 

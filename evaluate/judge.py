@@ -83,7 +83,7 @@ class AnswerJudge(dspy.Module):
 
     def _keep(self, key: str | None, verdict) -> dspy.Prediction:
         correct, reason = bool(verdict.correct), str(verdict.reason or "")
-        if key:
+        if key and self.cache is not None:
             self.cache.put(key, correct, reason)
         return dspy.Prediction(correct=correct, reason=reason, cached=False)
 

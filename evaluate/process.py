@@ -8,7 +8,7 @@ the reference code). The wrong cells' explanations double as GEPA textual feedba
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,7 +134,8 @@ def score_question(item: DatasetItem, facts: Facts | None) -> QuestionProcess:
         names = align_keys(list(row.values), list(row_facts)) if row_facts is not None else {}
         row_cells = []
         for key, gold in row.values.items():
-            found, got = key in names, row_facts.get(names[key]) if key in names else None
+            found = key in names  # names is empty when the document was not extracted
+            got = row_facts.get(names[key]) if found and row_facts is not None else None
             if row_facts is None:
                 correct, why = False, "document not extracted"
             elif not found:
@@ -185,7 +186,7 @@ def process_scores(items: list[DatasetItem], facts_by_question: Mapping[str, Fac
     return aggregate(per_question)
 
 
-def records_to_facts(records: list[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def records_to_facts(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """The program's normalized records (one per document, `id` attached by code) as facts."""
     facts: dict[str, dict[str, Any]] = {}
     for record in records:

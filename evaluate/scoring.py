@@ -253,6 +253,7 @@ def score_items(
         qid = p["question_id"]
         item = by_id[qid]
         answer = str(p.get("model_answer") or "")
+        correct: bool | None  # None: undecided (no judge)
         if p.get("error"):  # the program raised: nothing to score, and it must not pass for "decided"
             correct, decided_by, reason = False, "failed", f"failed: {str(p['error'])[:300]}"
         elif not answer.strip():

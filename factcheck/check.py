@@ -60,7 +60,7 @@ class Verdict:
 def search_order(cited: int | None, pages: Mapping[int, str]) -> list[int]:
     """The cited page, then its neighbours nearest first, then every other page in order."""
     numbers = sorted(pages)
-    if cited not in pages:
+    if cited is None or cited not in pages:
         return numbers
     near = [cited]
     for d in range(1, NEIGHBOURS + 1):

@@ -139,7 +139,7 @@ def answer_text(question: str, result: str, missing: list) -> str:
 
 
 def _sentence(data: dict, zh: bool) -> str:
-    op, years = data.get("operation"), data.get("years") or []
+    op, years = str(data.get("operation")), data.get("years") or []
     words, unit = _metric_words(str(data.get("metric") or ""), zh)
     symbols = [str(s) for s in data.get("symbols") or []]
     listed = ("、" if zh else ", ").join(symbols) or ("无" if zh else "none")

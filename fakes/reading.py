@@ -181,11 +181,10 @@ def extract_field(spec: dict, passages: list[str]) -> dict[str, Any]:
     if rule is not None and rule.name.startswith("female_executive"):
         names, page, quote = _female_executives(pages)
         if names:
-            value = "、".join(names) if rule.type == "list" else str(len(names))
             return {
                 "field": name,
                 "disclosed": True,
-                "value": value,
+                "value": "、".join(names) if rule.type == "list" else str(len(names)),
                 "unit": None if rule.type == "list" else "人",
                 "quote": quote,
                 "page": page,

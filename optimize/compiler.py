@@ -31,10 +31,18 @@ from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.call_estimate import estimate
-from optimize.objective import CellMetric, ExtractorStage, ProgramMetric, extractor_examples, program_examples
+from optimize.objective import (
+    CellMetric,
+    ExtractorStage,
+    FeedbackMetric,
+    ProgramMetric,
+    extractor_examples,
+    program_examples,
+)
 from optimize.optimizers import OptimizerOptions, get_spec, logged_arguments, make_optimizer
 from optimize.program_diff import state_of
 from programs import compiled
+from programs.protocols import DocumentStore
 from programs.runtime.settings import Settings
 from retrievers.dataset import DatasetItem, dataset_hash, split
 from signatures.errors import BadInput
@@ -66,19 +74,20 @@ class CompileResult:
     run_id: str
 
 
-def analyst_without_fact_reuse(settings: Settings, store):
+def analyst_without_fact_reuse(settings: Settings, store: DocumentStore):
     """The Analyst with no fact store: every candidate must really extract, or optimizing it is moot."""
     from programs.analyst import build_program
 
     return build_program(settings.replace(fact_reuse=False), store)
 
 
-def training_sets(items: list[DatasetItem], job: CompileJob) -> tuple[list, list, object]:
+def training_sets(items: list[DatasetItem], job: CompileJob) -> tuple[list, list, FeedbackMetric]:
     """(trainset, valset, metric) for the stage, from the seeded split's train and dev parts."""
     parts = split(items, seed=job.seed)
     train, dev = parts.train, parts.dev
     if not train:  # tiny datasets: everything trains, nothing validates
         train, dev = items, []
+    metric: FeedbackMetric
     if job.stage == "extractor":
         trainset, valset, metric = extractor_examples(train), extractor_examples(dev), CellMetric()
     else:

@@ -17,11 +17,13 @@ import dspy
 from evaluate.cells import DATE_VALUE  # one notion of "a date value" for typing specs and scoring cells
 from evaluate.metrics import final_match, records_to_facts, score_question
 from retrievers.dataset import DatasetItem, GoldRow
-from signatures.types import FieldSpec, SubQuery
+from signatures.types import FieldSpec, FieldType, SubQuery, Unit
 
 
 class FeedbackMetric:
     """A metric in the shape DSPy optimizers call; subclasses say how one prediction scores and why."""
+
+    __name__: str  # each subclass names itself: DSPy and the compile's record show the metric by name
 
     def judge(self, example, pred) -> tuple[float, str]:
         raise NotImplementedError
@@ -74,6 +76,8 @@ class ProgramMetric(FeedbackMetric):
 def infer_spec(key: str, description: str, gold: Any) -> FieldSpec:
     """A FieldSpec for a gold key, typed from the key's unit suffix or the gold value's type."""
     name = key.removeprefix("value_")
+    kind: FieldType
+    unit: Unit
     if isinstance(gold, bool):
         kind, unit = "boolean", "none"
     elif isinstance(gold, list):

@@ -12,6 +12,7 @@ import logging
 
 import dspy
 
+from programs.protocols import DocumentStore
 from programs.result import ProgramResult
 from programs.runtime.facts import FactStore
 from programs.runtime.field_match import FieldMatcher
@@ -203,7 +204,7 @@ def assemble(
     )
 
 
-def build_program(settings: Settings, store, facts: FactStore | None = None) -> Analyst:
+def build_program(settings: Settings, store: DocumentStore, facts: FactStore | None = None) -> Analyst:
     """The Analyst over `store`. Facts: `facts` if given, else the store settings.fact_path(store)
     names; none at all when settings.fact_reuse is off (every run asks the LM)."""
     if not settings.fact_reuse:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.analyst import Analyst
 from programs.result import ProgramResult
 from programs.shared_extraction import SharedExtraction
 from programs.stages.planner import Planned
@@ -44,7 +45,7 @@ class BatchAnswers:
 
 
 def answer_batch(
-    program,
+    program: Analyst,
     questions: list[tuple[str, list[str] | None]],
     concurrency: int = 2,
     on_answered: Callable[[int], None] | None = None,

@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson  # what dspy.Module.save serialises with: hashing an in-memory state the same way
 
+from programs.protocols import Program
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ def sidecar_path(program_file: str | Path) -> Path:
     return path.with_name(path.stem + ".meta.json")
 
 
-def save(program, out: str | Path, meta: dict) -> Path:
+def save(program: Program, out: str | Path, meta: dict) -> Path:
     """Write the program state to `out` and `meta` (stamped with the format version) beside it; the sidecar's path."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +49,7 @@ def save(program, out: str | Path, meta: dict) -> Path:
     return sidecar
 
 
-def save_or_keep(program, out: str | Path, meta: dict) -> Path:
+def save_or_keep(program: Program, out: str | Path, meta: dict) -> Path:
     """save() to `out`; if that fails now (the disk filled, the folder went away), save in the working folder
     or the temp folder instead and say where. Returns the program file written; its meta's `saved_to` names it."""
     import logging
@@ -111,7 +112,7 @@ def check_version(program_file: str | Path) -> None:
         )
 
 
-def load(program, program_file: str | Path):
+def load(program: Program, program_file: str | Path):
     """Load a compiled program's state into `program` (built by the same code); BadInput naming the fix."""
     path = Path(program_file)
     if not path.is_file():

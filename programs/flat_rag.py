@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dspy
 
+from programs.protocols import DocumentStore
 from programs.result import ProgramResult
 from signatures.answer import AnswerFromPassages
 from signatures.types import Citation, Passage
 
 
 class FlatRAG(dspy.Module):
-    def __init__(self, store, k: int = 5, with_metadata: bool = True):
+    def __init__(self, store: DocumentStore, k: int = 5, with_metadata: bool = True):
         """store: the index (catalog + pooled search); k passages per document in scope."""
         super().__init__()
         self.store, self.k, self.with_metadata = store, k, with_metadata
@@ -53,5 +54,5 @@ class FlatRAG(dspy.Module):
         return f"[{doc.label()}, page {p.page}] {p.text}"
 
 
-def build_flat_rag(settings, store, with_metadata: bool = True) -> FlatRAG:
+def build_flat_rag(settings, store: DocumentStore, with_metadata: bool = True) -> FlatRAG:
     return FlatRAG(store, k=settings.k, with_metadata=with_metadata)

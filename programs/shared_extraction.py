@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from programs.runtime.facts import Merge
 from programs.stages.extractor import Extraction
 from programs.stages.planner import Planned, fields_of
-from signatures.types import FieldSpec, Restriction, SubQuery
+from signatures.types import DocumentFailure, Fact, FieldSpec, Restriction, SubQuery
 
 
 @dataclass
@@ -100,7 +100,12 @@ class SharedExtraction:
         """The question's own extraction: its fields of its documents, in plan order, under its descriptions."""
         facts_of = [{(f.doc_id, f.field): f for f in e.facts} for e in extractions]
         failures_of = [{f.doc_id: f for f in e.failures} for e in extractions]
-        facts, failures, merges, passages, asked, repaired = [], [], [], {}, [], []
+        facts: list[Fact] = []
+        failures: list[DocumentFailure] = []
+        merges: list[Merge] = []
+        passages: dict[str, list[str]] = {}
+        asked: list[str] = []
+        repaired: list[str] = []
         for doc_id, subqueries in planned.assignments.items():
             rounds: list[int] = []
             for spec in fields_of(subqueries):

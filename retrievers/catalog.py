@@ -15,11 +15,12 @@ import os
 import sqlite3
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 from retrievers.doc_ids import folder_clash, id_problem
 from retrievers.textfile import EncodingProblem, read_text
 from retrievers.years import fiscal_year
-from signatures.types import IDENTITY_FIELDS, Document, Restriction
+from signatures.types import IDENTITY_FIELDS, Document, Language, Restriction
 
 CATALOG_FILE = "catalog.sqlite"
 FIELDS = (*IDENTITY_FIELDS[1:], "language")  # what a restriction may name: the identity besides id
@@ -299,7 +300,7 @@ def _document(row: dict, where: str) -> Document:
         symbol=symbol,
         year=year,
         doctype=doctype,
-        language=language,
+        language=cast(Language, language),  # checked to be zh or en above
         path=(str(row["path"]).strip() or None) if row.get("path") else None,
         pages=int(pages) if pages not in (None, "") else None,
         content_hash=row.get("content_hash") or None,

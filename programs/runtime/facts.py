@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from programs.runtime.field_match import FieldMatcher
 from signatures.types import Fact, FieldSpec
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class Reuse:
     model: str = ""
     prompt_version: str = ""
     any_model: bool = False
-    matcher: object | None = None  # a FieldMatcher; None = exact descriptions only
+    matcher: FieldMatcher | None = None  # None = exact descriptions only
 
     def allows(self, fact: Fact) -> bool:
         return self.any_model or (fact.model == self.model and fact.prompt_version == self.prompt_version)
@@ -183,7 +184,8 @@ class FactStore:
     def known_fields(self, doc_ids: list[str] | None = None, limit: int = 50) -> list[FieldSpec]:
         """The fields held for these documents (all when None), one description each, most used first:
         what the planner is shown so it can name an existing field instead of inventing a new one."""
-        where, args = "", ()
+        where = ""
+        args: tuple[str, ...] = ()
         if doc_ids is not None:
             where, args = f"WHERE doc_id IN ({', '.join('?' * len(doc_ids))}) AND ", tuple(doc_ids)
         else:

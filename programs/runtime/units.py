@@ -143,6 +143,8 @@ def parse_date(raw: str) -> Parsed:
             continue
         parts = dict(zip(order, match.groups(), strict=True))
         month = month_number(parts["mon"]) if "mon" in parts else int(parts["m"])
+        if month is None:
+            return Parsed(False, reason=f"no month named in {raw!r}")
         try:
             return Parsed(True, dt.date(int(parts["y"]), month, int(parts["d"])).isoformat())
         except ValueError:

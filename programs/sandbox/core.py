@@ -235,7 +235,7 @@ class PreparedRun:
         self._problem = isolation.bwrap_problem()
         self._via_bwrap = self._problem is None
         self._missing = isolation.missing_protection(use_bwrap=self._via_bwrap)
-        if not self._via_bwrap and not allowed:
+        if self._problem is not None and not allowed:  # not via bwrap, and not allowed without it
             error = policy.refusal(self._problem, self._missing)
             self._refusal = SandboxResult(False, "", error, "isolation", self._missing)
             return
@@ -295,14 +295,16 @@ class PreparedRun:
         cpu = self.limits.cpu_seconds or math.ceil(timeout) + 1
         message = {"code": code, "cpu_seconds": cpu} | ({"records": records} if records is not None else {})
         payload = json.dumps(message, ensure_ascii=False, default=str).encode("utf-8")
-        if not self._via_bwrap:  # before the code runs, so a run that hangs is already on the record
+        if self._problem is not None:  # unisolated: warned before it runs, so a hang is on the record
             policy.warn_unisolated(self._problem, self._missing)
+        assert self._thread is not None  # started by __init__ unless refused, and a refusal returned above
         self._ends.send(payload, float(timeout))
         self._thread.join()
         outcome = self._watched.outcome
         if outcome is not None and outcome.killed_for == "code_wait":  # expired unused: a fresh one runs it
             logger.info("prepared sandbox expired while waiting for code; starting a fresh one")
             late_or_own = records if records is not None else self.records  # [] is records too
+            assert late_or_own is not None  # checked at the top: one of the two is given
             return run_code(code, late_or_own, timeout, limits=self.limits)
         unisolated = not self._via_bwrap  # the code went to a process without isolation
         if unisolated:

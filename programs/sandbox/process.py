@@ -141,6 +141,7 @@ def watch(
     finally:
         os.close(status_write)
         os.close(stdin_fd)  # the runner has its copy; the host writes to the other end
+    assert proc.stdout is not None and proc.stderr is not None  # both PIPE above
     out, err, status, control = bytearray(), bytearray(), bytearray(), bytearray()
     buffers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err, status_read: status, control_fd: control}
     runner_fds = {proc.stdout.fileno(), proc.stderr.fileno(), status_read}  # open while the runner runs

@@ -112,7 +112,7 @@ def _limit_of(exc: BaseException) -> str | None:
     if isinstance(exc, BlockingIOError) and exc.errno == errno.EAGAIN:
         return "processes"  # fork/clone refused by RLIMIT_NPROC
     if isinstance(exc, OSError):
-        return ERRNO_LIMITS.get(exc.errno)
+        return ERRNO_LIMITS.get(exc.errno) if exc.errno is not None else None
     return None
 
 
@@ -192,7 +192,7 @@ def main() -> int:
         _drop_privileges(job["uid"])
     os.chdir(job["workdir"])
     # Line-buffered: what the code printed before a timeout kill still reaches the host.
-    sys.stdout.reconfigure(encoding="utf-8", errors="replace", line_buffering=True)
+    sys.stdout.reconfigure(encoding="utf-8", errors="replace", line_buffering=True)  # type: ignore[union-attr]  # the runner's own stdout: a TextIOWrapper
     _status(status_fd, event="ready")
     ok, error, limit = _run(code, namespace)
     try:

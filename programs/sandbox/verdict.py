@@ -43,8 +43,7 @@ def verdict(
 ) -> tuple[bool, str | None, str | None]:
     """(ok, error, limit) from what the watcher saw, trusting the runner's own report when it sent one."""
     if outcome.killed_for:
-        limit = outcome.killed_for
-        return False, describe_limit(limit, limits, timeout, cpu), limit
+        return False, describe_limit(outcome.killed_for, limits, timeout, cpu), outcome.killed_for
     # A "done" is only believed from a process that then exited cleanly (or that we reaped after
     # it): code in the same process can write to the channel too, then die with its own status.
     died_after_reporting = outcome.returncode not in (0, -9, 128 + 9)  # 0: clean exit; -9/137: our kill

@@ -41,14 +41,15 @@ def cite(answer: str, result: str, records: list[dict], facts: list[Fact], docum
         doc = documents.get(doc_id)
         if doc is None:
             continue
-        for fact in by_doc.get(doc_id, []) or [None]:
+        held: list[Fact | None] = [*by_doc.get(doc_id, [])] or [None]  # a document without facts is cited too
+        for cited in held:
             citations.append(
                 Citation(
                     doc_id=doc_id,
                     symbol=doc.symbol,
                     year=doc.year,
-                    page=fact.page if fact else None,
-                    quote=fact.quote if fact else None,
+                    page=cited.page if cited else None,
+                    quote=cited.quote if cited else None,
                 )
             )
     return citations

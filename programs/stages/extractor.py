@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.protocols import DocumentStore
 from programs.runtime.facts import Merge, Reuse
 from programs.runtime.lm_errors import lm_error_reason
 from programs.stages.planner import column_name, fields_of
@@ -71,7 +72,7 @@ class Extraction:
 class DocumentExtractor(dspy.Module):
     def __init__(
         self,
-        store,
+        store: DocumentStore,
         facts=None,
         k: int = 5,
         concurrency: int = 16,

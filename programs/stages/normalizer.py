@@ -31,7 +31,7 @@ PYTHON_TYPES: dict[str, Any] = {
     "date": IsoDate,
     "list": list[str],
 }
-IDENTITY = {
+IDENTITY: dict[str, Any] = {
     "id": (str, ...),
     "symbol": (str, ...),
     "year": (int, ...),
@@ -44,7 +44,7 @@ class RecordSchema:
 
     def __init__(self, fields: list[FieldSpec]):
         self.fields = {f.name: f for f in fields}
-        columns = {f.name: (PYTHON_TYPES[f.type] | None, None) for f in fields}
+        columns: dict[str, Any] = {f.name: (PYTHON_TYPES[f.type] | None, None) for f in fields}
         self.model = create_model("Record", **IDENTITY, **columns)
         self._adapters = {f.name: TypeAdapter(PYTHON_TYPES[f.type] | None) for f in fields}
 

@@ -12,11 +12,13 @@ import time
 
 import dspy
 
+from programs.protocols import DocumentStore
+
 
 class PassageRetriever(dspy.Module):
     """One search of one document's index; the span shows document, query, terms, k and the pages returned."""
 
-    def __init__(self, store):
+    def __init__(self, store: DocumentStore):
         super().__init__()
         self.store = store  # IndexStore: deepcopy returns the same object, so optimizers share it
 

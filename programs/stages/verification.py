@@ -27,7 +27,7 @@ def checked(fact: Fact, pages: dict[int, str] | None) -> Fact:
     if status == VALUE_NOT_IN_QUOTE and fact.field_unit in COUNTED_UNITS:
         status = VERIFIED if verdict.page == fact.page else PAGE_CORRECTED
         reason = f"a count read off the quoted lines (not printed as a number); the quote is on page {verdict.page}"
-    update = {"verdict": status, "verdict_reason": reason}
+    update: dict[str, str | int | None] = {"verdict": status, "verdict_reason": reason}
     if status == PAGE_CORRECTED:
         update["page"] = verdict.page
     return fact.model_copy(update=update)

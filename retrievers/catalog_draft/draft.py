@@ -145,9 +145,9 @@ def draft_file(path: Path, doc_id: str) -> DraftRow:
         for name, found in _later(read(later_text())).items():
             row.found.setdefault(name, found)
     if language == "en" and "symbol" not in row.found:
-        found = symbol_in_prose(later_text())
-        if found:
-            row.found["symbol"] = found
+        prose = symbol_in_prose(later_text())
+        if prose:
+            row.found["symbol"] = prose
     return row
 
 

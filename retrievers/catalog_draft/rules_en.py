@@ -100,7 +100,7 @@ def read_us_filing(text: str) -> dict[str, Finding]:
     doctype = _doctype(text)
     if doctype:
         found["doctype"] = doctype
-    year = _year(text, doctype.value if doctype else None)
+    year = _year(text, str(doctype.value) if doctype else None)
     if year:
         found["year"] = year
     symbol = first(_cover_symbol(text), _tag_symbol(text))
@@ -117,8 +117,8 @@ def symbol_in_prose(text: str) -> Finding | None:
     a 10-K filed before covers carried a symbol table): the one near 'common stock', else the first."""
     hits = list(_PROSE_SYMBOL.finditer(text))
     near_common = [m for m in hits if _COMMON.search(text[max(0, m.start() - 200) : m.start()])]
-    best = (near_common or hits or [None])[0]
-    return Finding(best.group(1), "text:under-the-symbol", sure=False) if best else None
+    best = (near_common or hits)[:1]
+    return Finding(best[0].group(1), "text:under-the-symbol", sure=False) if best else None
 
 
 def _doctype(text: str) -> Finding | None:

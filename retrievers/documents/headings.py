@@ -231,7 +231,8 @@ def contents_entry(line: str) -> tuple[str, int] | None:
 def find_contents(page_lines: list[tuple[int, list[str]]]) -> Contents:
     """The table of contents: pages (of the first fifth of the document) with MIN_CONTENTS_ENTRIES or more
     "title page" lines whose page numbers do not decrease and stay within the document; the titles listed."""
-    pages, titles = set(), set()
+    pages: set[int] = set()
+    titles: set[str] = set()
     limit = max(3, len(page_lines) // 5)
     for number, lines in page_lines[:limit]:
         entries = [e for line in lines if (e := contents_entry(line)) and e[1] <= len(page_lines)]

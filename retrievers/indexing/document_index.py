@@ -225,8 +225,8 @@ class DocumentIndex:
             embedder = get_embedder(meta["embedder"])
             dense = faiss.read_index(str(folder / "dense.faiss"))
         lexical = LexicalIndex.load(folder / "bm25", meta["tokenizer"])
-        headings = folder / "bm25_headings"
-        headings = LexicalIndex.load(headings, meta["tokenizer"]) if headings.is_dir() else None
+        headings_dir = folder / "bm25_headings"
+        headings = LexicalIndex.load(headings_dir, meta["tokenizer"]) if headings_dir.is_dir() else None
         return cls(meta["doc_id"], chunks, dense, lexical, embedder, meta, headings)
 
     # ---- search ---------------------------------------------------------------------------
@@ -287,9 +287,8 @@ class DocumentIndex:
         return scores
 
     def _ranked(self, query: str, mode: str, query_vector: np.ndarray | None) -> np.ndarray:
-        lexical = self.lexical_scores(query) if mode != "dense" else None
         if mode == "bm25" or (mode == "hybrid" and self.dense is None):
-            return lexical
+            return self.lexical_scores(query)
         if self.dense is None:
             raise ValueError(
                 f"document {self.doc_id!r} has no dense index (built BM25-only): search it in hybrid or bm25 "
@@ -300,7 +299,7 @@ class DocumentIndex:
         dense = self.dense_scores(query_vector)
         if mode == "dense":
             return dense
-        return fuse(query, dense, lexical, self.embedded)
+        return fuse(query, dense, self.lexical_scores(query), self.embedded)
 
     def search(
         self,
