@@ -21,6 +21,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import dspy
 
@@ -99,7 +100,8 @@ class Progress:
     """tqdm of documents done / total on stderr, created when the total is known."""
 
     def __init__(self, enabled: bool):
-        self.enabled, self.bar = enabled, None
+        self.enabled = enabled
+        self.bar: Any = None  # a tqdm, made when the total is known
 
     def __call__(self, done: int, total: int, outcome) -> None:
         if not self.enabled:
@@ -168,7 +170,7 @@ def write_report(path: str, question: str, pred, store) -> None:
     )
 
 
-def prepare(args) -> tuple[str, list[str] | None, Settings, object, object]:
+def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
     """Everything that can fail on the user's input, before any LM call: (question, scope, settings,
     program, store)."""
     question, doc_ids = args.question, None

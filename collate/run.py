@@ -96,7 +96,7 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         configure(settings, program)
         judge = None if args.no_judge else make_judge(settings, out_dir)
         if not lm_checked:  # a dead LM is one line and exit 2, not a run of failed questions
-            stages = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
+            stages: list[str | None] = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
             preflight(settings, stages + ([] if judge is None else ["judge"]))
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -163,6 +163,7 @@ def inputs_from_compile(args, origin: dict, program_file: Path | None) -> None:
             "compile recorded them (python -m optimize.compile writes them to its .meta.json)"
         )
     if taken:
+        assert program_file is not None  # values are taken only from a compiled program's sidecar
         print(
             f"from {compiled.sidecar_path(program_file)}: {', '.join(f'--{k} {recorded[k]}' for k in taken)} "
             f"(split {args.split}, seed {args.seed})",

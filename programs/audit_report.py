@@ -237,8 +237,8 @@ def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, 
     )
     if reason:
         parts.append(f'<p class="reason">{_e(reason)}</p>')
-    if quote and page:
-        parts.append(pages.figure(doc_id, int(page), quote))
+    if quote and page and doc_id:
+        parts.append(pages.figure(str(doc_id), int(page), quote))
     return "".join(parts) + "</section>"
 
 

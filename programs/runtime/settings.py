@@ -235,7 +235,8 @@ class Settings:
 def _parse(f: dataclasses.Field, raw: str):
     kind = str(f.type)
     if kind.startswith("bool"):  # only the yes/no words: "enabled" is an error, not a silent False
-        return parse_flag(ENV_PREFIX + f.name.upper(), raw, default=f.default)
+        default = None if f.default is dataclasses.MISSING else bool(f.default)
+        return parse_flag(ENV_PREFIX + f.name.upper(), raw, default=default)
     try:
         if kind.startswith("int"):  # also "int | None"
             return int(raw)

@@ -74,6 +74,8 @@ class PageOcr:
             return hit
         from retrievers.documents.ocr import OcrUnavailable
 
+        if self.read is None:
+            raise OcrUnavailable("this build reads no image-only page (--ocr off)", "rebuild with --ocr auto")
         start = time.perf_counter()
         try:
             lines = self.read(page)

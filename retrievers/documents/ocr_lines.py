@@ -34,7 +34,8 @@ class OcrLine:
 
     @classmethod
     def from_list(cls, row: list) -> OcrLine:
-        return cls(str(row[0]), *(float(v) for v in row[1:5]), float(row[5]) if len(row) > 5 else 1.0)
+        left, bottom, right, top = (float(v) for v in row[1:5])
+        return cls(str(row[0]), left, bottom, right, top, float(row[5]) if len(row) > 5 else 1.0)
 
 
 def rows(lines: list[OcrLine]) -> list[list[OcrLine]]:
@@ -59,7 +60,10 @@ def quote_rects(lines: list[OcrLine], quote: str) -> list[tuple[float, float, fl
     line, the covered characters' share of its width is boxed (OCR gives no box per character). A quote
     in the table reading of a text-layer page ("2022年 | 资本充足率 | 15.44%") is located cell by cell.
     """
-    text, owner = "", []  # owner[i]: (line, index of the character within its line) for text[i]
+    text = ""
+    owner: list[
+        tuple[OcrLine, int] | None
+    ] = []  # (line, index of the character in it) for text[i]; None: a gap
     for row in rows(lines):
         for line in row:
             if owner:
@@ -81,9 +85,10 @@ def quote_rects(lines: list[OcrLine], quote: str) -> list[tuple[float, float, fl
     covered: dict[int, tuple[OcrLine, int, int]] = {}  # id(line) -> (line, first char, last char + 1)
     for start, end in spans:
         for at in range(start, end):
-            if owner[at] is None:
+            char = owner[at]
+            if char is None:
                 continue
-            line, i = owner[at]
+            line, i = char
             first, last = covered.get(id(line), (line, i, i + 1))[1:]
             covered[id(line)] = (line, min(first, i), max(last, i + 1))
     boxes = []

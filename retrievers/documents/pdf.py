@@ -326,9 +326,9 @@ def _blocks(runs, tables, height) -> list[Block]:
     items += [(height - bbox[1], "table", rows) for bbox, rows in tables]
     items.sort(key=lambda item: -item[0])
     blocks: list[Block] = []
-    for _top, kind, payload in items:
-        if kind == "table":
-            header, lines = render_table(payload)
+    for _top, _kind, payload in items:
+        if not isinstance(payload, str):  # a table's rows
+            header, lines = render_table(payload)  # type: ignore[arg-type]  # rows as pdfplumber gives them
             blocks.append(Block("table", lines, header=header))
         elif blocks and blocks[-1].kind == "text":
             blocks[-1].lines.append(payload)

@@ -204,7 +204,7 @@ class IndexStore:
                 log.warning("%s", exc)
                 continue
             if idx.embedder is None:
-                d = idx.dense_scores(None)
+                d = np.full(len(idx.chunks), -1.0, dtype=np.float32)  # no dense side: no dense vote
             else:
                 # one query vector per way of reading it (an index built before dense_text.py reads it whole)
                 name = (idx.embedder.name, idx.meta.get("dense_text"))
