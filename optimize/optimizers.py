@@ -3,8 +3,10 @@
 Why a table: the four optimizers differ in their constructor (GEPA needs a reflection LM and a
 budget, SIMBA a batch no larger than the trainset), in their compile signature (only MIPROv2 and
 GEPA take a valset) and in what they spend before their first scored candidate (`first_score`, which
-optimize.compile prices before spending anything). `compile_with(name, ...)` hides that, so
-optimize.compile stays one code path; the constructor's arguments are data, logged as the compile's params.
+optimize.compile prices before spending anything). optimize/compiler.py builds the optimizer with
+`make_optimizer` (it keeps the object, to salvage the best candidate when a budget stops it) and runs it
+through the same `spec.run`, so there is one code path; `compile_with(name, ...)` is the one-call form of
+those two steps for scripts and tests. The constructor's arguments are data, logged as the compile's params.
 Defaults are sized for small trainsets (tens of examples) on a real LM budget, not for benchmarks.
 """
 
