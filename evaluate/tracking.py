@@ -30,7 +30,7 @@ DEFAULT_EXPERIMENT = "collate"
 MAX_PARAM_CHARS = 6000
 
 # MLflow names, grouped by what they measure: `acc/` sorts first on the compare page and in the column
-# picker (both list metrics alphabetically), then answers/, budget/, dev/, facts/, lm/, program/, time/.
+# picker (both list metrics alphabetically), then answers/, budget/, cost/, dev/, facts/, lm/, program/, time/, tokens/.
 # Callers log the names of a run summary (final_accuracy, lm_calls_planner, ...); the MLflow names are
 # decided here, once. (summary prefix, MLflow prefix): the first rule that matches renames; a name no
 # rule matches (autolog's `eval`, ...) is logged as it is.
@@ -47,7 +47,11 @@ METRIC_GROUPS = [
     ("process_", "acc/process_"),  # acc/process_macro_row, acc/process_micro_column, ...
     ("dev_metric", "dev/metric"),  # a compile's score of its saved program on dev, beside its cost
     ("total_tokens", "lm/tokens"),
-    ("cost_usd", "lm/cost_usd"),
+    ("cost_usd", "cost/usd"),  # cost/usd, cost/usd_<stage>: dollars of the priced calls
+    ("cost_", "cost/"),  # cost/unpriced_calls(_<stage>): calls whose model has no known price
+    ("tokens_", "tokens/"),  # tokens/in, tokens/out, tokens/in_<stage>, ...
+    ("max_tokens", "budget/max_tokens"),
+    ("max_usd", "budget/max_usd"),
     ("dev_lm_calls", "dev/lm_calls"),
     ("dev_cache_hits", "dev/cache_hits"),
     ("cache_hits", "lm/cache_hits"),
@@ -83,17 +87,17 @@ HEADLINE = [
     ("acc/micro", "micro", "{:.3f}", 76),
     ("acc/full", "full", "{:.3f}", 64),
     ("lm/calls", "LM calls", "{:.0f}", 66),
-    ("lm/tokens", "tokens", "{:.0f}", 70),
+    ("lm/tokens", "tokens", "{:.0f}", 64),
+    ("cost/usd", "cost $", "{:.4f}", 64),
     # in the run's description only (0: no column)
     ("dev/metric", "dev metric", "{:.3f}", 0),
     ("lm/errors", "LM errors", "{:.0f}", 0),
     ("lm/parse_failures", "parse failures", "{:.0f}", 0),
-    ("lm/cost_usd", "cost $", "{:.4f}", 0),
     ("time/seconds", "s", "{:.1f}", 0),
 ]
-HEADLINE_TAGS = [("variant", 136), ("split", 44), ("dataset_hash", 80)]
+HEADLINE_TAGS = [("variant", 120), ("split", 44), ("dataset_hash", 64)]
 # The columns MLflow always shows, narrowed (the run name carries variant, program hash, split and n).
-FIXED_COLUMNS = [("attributes.`Run Name`", 240), ("runDateAndNestInfo", 76), ("duration", 62)]
+FIXED_COLUMNS = [("attributes.`Run Name`", 227), ("runDateAndNestInfo", 76), ("duration", 62)]
 # Only evaluation runs: a comparison of variants (compile runs and their trials are in the default view).
 EVALUATION = {"kind": "evaluation"}
 VIEW_KEY = "collate-headline"

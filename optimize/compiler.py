@@ -29,7 +29,6 @@ import dspy
 from evaluate import tracking
 from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
-from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.call_estimate import estimate
 from optimize.objective import (
     CellMetric,
@@ -44,6 +43,7 @@ from optimize.program_diff import state_of
 from programs import compiled
 from programs.protocols import DocumentStore
 from programs.runtime.settings import Settings
+from programs.runtime.spend import Budget, BudgetExhausted, enforced
 from retrievers.dataset import DatasetItem, dataset_hash, split
 from signatures.errors import BadInput
 
@@ -151,7 +151,7 @@ def run_compile(
     priced = check_budget(job, trainset, valset, program.catalog, options, len(student.predictors()))
     if lm_check is not None:
         lm_check()  # the one request before the optimizer's: raises when the LM cannot answer
-    budget, tracker, start_state = CallBudget(job.max_calls), BestSoFar(valset), state_of(program)
+    budget, tracker, start_state = Budget(job.max_calls), BestSoFar(valset), state_of(program)
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
     located = {k: str(Path(v).resolve()) for k, v in (sources or {}).items() if v}
     # the settings and the optimizer's arguments; the program itself is an artifact, never params
@@ -189,7 +189,7 @@ def run_compile(
                 "compiling with %s on %d train / %d val examples", job.optimizer, len(trainset), len(valset)
             )
             stopped, found = None, None
-            with enforce(budget), tracker.watch():
+            with enforced(budget), tracker.watch():
                 try:
                     compiled_student = get_spec(job.optimizer).run(
                         optimizer, student, trainset, valset or None, options
@@ -200,11 +200,11 @@ def run_compile(
             logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
         # Scored outside autolog: inside, MLflow logged the scored program's every demo field as a param of
         # the compile run (282 of them); the program is an artifact (below).
-        dev_budget = CallBudget()  # scoring the result is not optimizing: counted apart, never capped
+        dev_budget = Budget()  # scoring the result is not optimizing: counted apart, never capped
         if found is not None and found.on_valset:
             dev_score = round(found.score, 4)  # the optimizer scored it on dev already: no request spent
         else:
-            with enforce(dev_budget):
+            with enforced(dev_budget):
                 dev_score = evaluate_on(compiled_student, valset, metric, job.threads)
         whole = merge_into_analyst(program, compiled_student, job.stage)
         changes = program_diff.diff(start_state, whole)

@@ -9,6 +9,10 @@ bench/local_structured.py compares with and without JSON-schema decoding).
 A call's stage is the predictor that made it (DSPy calls the LM on the predictor's own thread), named
 by the program's stage attributes when configure() was given the program, else by its signature.
 
+It also adds up, per stage, what the answered calls spent: prompt and completion tokens, dollars
+(calls whose model has no known price are counted as `unpriced_calls`, never as $0) and cache hits;
+programs/runtime/counted_lm.py reports each call on the thread that made it, so the stage is the same.
+
 A watch lives as long as the process's DSPy settings (several runs in one process share it), so a
 run's own figures are a difference of two snapshots: `RunCounts` takes one when the run starts and
 `stages()` subtracts it at the end (evaluate.run's summary and MLflow metrics, collate ask's line).
@@ -29,13 +33,30 @@ from programs.runtime.stages import STAGES
 
 logger = logging.getLogger(__name__)
 
-COUNTS = ("calls", "lm_errors", "parse_failures", "seconds")  # per stage, as summary() gives them
+# per stage, as summary() gives them
+COUNTS = (
+    "calls",
+    "lm_errors",
+    "parse_failures",
+    "seconds",
+    "tokens_in",
+    "tokens_out",
+    "usd",
+    "unpriced_calls",
+    "cache_hits",
+)
+FRACTIONAL = ("seconds", "usd")  # the counts that are not whole numbers
 # count -> the name a run summary and an MLflow metric give it (lm_parse_failures, lm_parse_failures_<stage>)
 METRIC_NAMES = {
     "calls": "lm_calls",
     "lm_errors": "lm_errors",
     "parse_failures": "lm_parse_failures",
     "seconds": "lm_seconds",
+    "tokens_in": "tokens_in",
+    "tokens_out": "tokens_out",
+    "usd": "cost_usd",
+    "unpriced_calls": "cost_unpriced_calls",
+    "cache_hits": "lm_cache_hits",
 }
 
 
@@ -48,9 +69,7 @@ class LMWatch(BaseCallback):
         self._local = threading.local()
         self._lock = threading.Lock()
         self._outstanding: dict[str, dict] = {}  # call_id -> {stage, model, started, next}
-        self._counts: dict[str, dict[str, float]] = defaultdict(
-            lambda: {"calls": 0, "lm_errors": 0, "parse_failures": 0, "seconds": 0.0}
-        )
+        self._counts: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(COUNTS, 0))
         self._ticker: threading.Thread | None = None
         self._wake = threading.Event()
 
@@ -110,6 +129,20 @@ class LMWatch(BaseCallback):
             with self._lock:
                 self._counts[self._stage()]["parse_failures"] += 1
 
+    def spend(self, spent) -> None:
+        """What one answered call spent (a counted_lm.Spent), under the stage whose predictor made it."""
+        with self._lock:
+            counts = self._counts[self._stage()]
+            if spent.cached:
+                counts["cache_hits"] += 1
+                return
+            counts["tokens_in"] += spent.tokens_in
+            counts["tokens_out"] += spent.tokens_out
+            if spent.usd is None:
+                counts["unpriced_calls"] += 1
+            else:
+                counts["usd"] += spent.usd
+
     # ---- the waiting lines ------------------------------------------------------------------
     def _tick(self) -> None:
         while True:
@@ -137,12 +170,10 @@ class LMWatch(BaseCallback):
 
     # ---- what a run reports -----------------------------------------------------------------
     def summary(self) -> dict[str, dict[str, float]]:
-        """Per stage: calls, lm_errors, parse_failures, seconds (LM time, summed over calls)."""
+        """Per stage: calls, lm_errors, parse_failures, seconds (LM time, summed over calls), tokens_in,
+        tokens_out, usd (of the priced calls), unpriced_calls, cache_hits."""
         with self._lock:
-            return {
-                stage: {k: round(v, 3) if k == "seconds" else int(v) for k, v in c.items()}
-                for stage, c in self._counts.items()
-            }
+            return {stage: {k: _rounded(k, v) for k, v in c.items()} for stage, c in self._counts.items()}
 
 
 def stage_labels(program) -> dict[int, str]:
@@ -200,9 +231,9 @@ def since(after: dict, before: dict) -> dict[str, dict[str, float]]:
     stages = {}
     for stage, counts in after.items():
         earlier = before.get(stage, {})
-        diff = {k: counts.get(k, 0) - earlier.get(k, 0) for k in COUNTS}
-        diff["seconds"] = round(max(diff["seconds"], 0.0), 3)
-        if any(diff[k] for k in COUNTS if k != "seconds"):
+        diff = {k: _rounded(k, counts.get(k, 0) - earlier.get(k, 0)) for k in COUNTS}
+        diff["seconds"] = max(diff["seconds"], 0.0)
+        if any(diff[k] for k in COUNTS if k not in FRACTIONAL):
             stages[stage] = diff
     return dict(sorted(stages.items(), key=lambda item: _pipeline_order(item[0])))
 
@@ -215,10 +246,18 @@ def _pipeline_order(stage: str) -> tuple[int, str]:
 
 
 def totals(stages: dict) -> dict[str, float]:
-    """lm_calls, lm_errors, lm_parse_failures, lm_seconds over every stage."""
-    summed = {name: sum(c.get(k, 0) for c in stages.values()) for k, name in METRIC_NAMES.items()}
-    summed["lm_seconds"] = round(summed["lm_seconds"], 3)
-    return summed
+    """lm_calls, lm_errors, lm_parse_failures, lm_seconds, tokens_in, tokens_out, cost_usd,
+    cost_unpriced_calls, lm_cache_hits over every stage."""
+    return {name: _rounded(k, sum(c.get(k, 0) for c in stages.values())) for k, name in METRIC_NAMES.items()}
+
+
+def _rounded(count: str, value: float) -> float:
+    """Seconds to the millisecond, dollars to 8 decimals, the rest whole."""
+    if count == "seconds":
+        return round(value, 3)
+    if count == "usd":
+        return round(value, 8)
+    return int(value)
 
 
 def stage_metrics(stages: dict) -> dict[str, float]:

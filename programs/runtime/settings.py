@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 import dspy  # noqa: E402
 
 from programs.runtime.env_flags import parse_flag  # noqa: E402
+from programs.runtime.prices import check_prices  # noqa: E402
 from programs.runtime.stages import ANALYST_STAGES, STAGES  # noqa: E402
 
 ENV_PREFIX = "COLLATE_"
@@ -49,6 +50,29 @@ class Settings:
     lm_coder: str | None = None
     lm_answer: str | None = None
     lm_judge: str | None = None
+    # The cascade's strong extractor (issue 25): asked only for the documents whose facts from the
+    # extractor's own model fail the check against their pages, or come back "not disclosed" where the
+    # other documents of their kind disclose the field (programs/stages/cascade.py). None: no cascade.
+    lm_extractor_escalate: str | None = None
+    # Dollars per million tokens, prompt (in) and completion (out). Unset, the price comes from DSPy's
+    # offline price table for the stage's model, and a model the table lacks is reported "price unknown".
+    # price_in/_out price COLLATE_LM's model; price_in_<stage>/_out_<stage> a stage's own model.
+    price_in: float | None = None
+    price_out: float | None = None
+    price_in_planner: float | None = None
+    price_out_planner: float | None = None
+    price_in_extractor: float | None = None
+    price_out_extractor: float | None = None
+    price_in_normalizer: float | None = None
+    price_out_normalizer: float | None = None
+    price_in_coder: float | None = None
+    price_out_coder: float | None = None
+    price_in_answer: float | None = None
+    price_out_answer: float | None = None
+    price_in_judge: float | None = None
+    price_out_judge: float | None = None
+    price_in_escalate: float | None = None
+    price_out_escalate: float | None = None
     temperature: float = 0.0
     max_tokens: int = 4000
     num_retries: int = (
@@ -124,6 +148,11 @@ class Settings:
         "max_tokens_answer": (1, 1_000_000),
         "max_tokens_judge": (1, 1_000_000),
         "lm_progress_every": (0, 86_400),
+        **{
+            f"price_{way}{suffix}": (0, 10_000)
+            for way in ("in", "out")
+            for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES))
+        },
     }
     # name -> accepted words.
     CHOICES = {
@@ -145,6 +174,7 @@ class Settings:
                     f"{name}={getattr(self, name)!r} is not one of {', '.join(words)} "
                     f"({ENV_PREFIX}{name.upper()})"
                 )
+        check_prices(self)  # a price in without a price out: refused now, not at the first priced reply
 
     @classmethod
     def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
@@ -250,13 +280,14 @@ def _parse(f: dataclasses.Field, raw: str):
 
 
 def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
-    """Build the dspy.LM for a stage (None = the default LM). Raises NoLMConfigured when none is set.
+    """Build the dspy.LM for a stage (None = the default LM; "escalate" = the cascade's strong extractor).
+    Raises NoLMConfigured when none is set.
 
     The stage's output-token limit goes out under the name the endpoint honours
     (programs.runtime.lm_endpoint: `max_tokens` for local servers, `max_completion_tokens` for OpenAI)."""
     from programs.runtime.lm_endpoint import engine_for
 
-    model = settings.model_for(stage)
+    model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
     if not model:
         raise NoLMConfigured()
     kwargs = {}
@@ -264,13 +295,16 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         kwargs["api_base"] = settings.api_base
     if settings.api_key:
         kwargs["api_key"] = settings.api_key
+    from programs.runtime.counted_lm import CountedLM
     from programs.runtime.lm_retry import cap_waits
+    from programs.runtime.prices import price_for
 
     cap_waits(settings.max_wait)  # DSPy's retries honour any Retry-After: a day-long one must not hang a run
-    return dspy.LM(
+    return CountedLM(  # a dspy.LM that reports each call's tokens and dollars (counted_lm.py)
         model,
+        price=price_for(settings, stage, model),
         temperature=settings.temperature,
-        max_tokens=settings.max_tokens_for(stage),
+        max_tokens=settings.max_tokens_for("extractor" if stage == "escalate" else stage),
         num_retries=settings.num_retries,
         timeout=settings.timeout,
         cache=settings.cache,
@@ -280,8 +314,12 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
 
 
 def has_own_lm(settings: Settings, stage: str) -> bool:
-    """A stage gets its own LM when it names its own model or its own output-token limit."""
-    return bool(getattr(settings, STAGES[stage][0]) or getattr(settings, f"max_tokens_{stage}"))
+    """A stage gets its own LM when it names its own model, output-token limit or price."""
+    return bool(
+        getattr(settings, STAGES[stage][0])
+        or getattr(settings, f"max_tokens_{stage}")
+        or getattr(settings, f"price_in_{stage}")
+    )
 
 
 def configure(settings: Settings, program=None) -> dspy.LM:

@@ -149,7 +149,7 @@ def test_the_headline_view_is_a_saved_view_of_evaluation_runs_best_first_that_fi
     assert state["orderByKey"] == "metrics.`acc/final`" and state["orderByAsc"] is False
     assert state["searchFilter"] == "tags.kind = 'evaluation'"
     columns = state["columnOrder"]
-    wanted = ["acc/final", "acc/macro", "acc/micro", "acc/full", "lm/calls", "lm/tokens"]
+    wanted = ["acc/final", "acc/macro", "acc/micro", "acc/full", "lm/calls", "lm/tokens", "cost/usd"]
     assert [c for c in columns if c.startswith("metrics.")] == [f"metrics.`{m}`" for m in wanted]
     assert [c for c in columns if c.startswith("tags.")] == [
         "tags.`variant`",

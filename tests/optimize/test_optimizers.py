@@ -6,8 +6,8 @@ import dspy
 import pytest
 
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
-from optimize.budget import BudgetExhausted, CallBudget, enforce
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with, make_optimizer
+from programs.runtime.spend import Budget, BudgetExhausted, enforced
 
 
 def _score(program, examples, metric) -> float:
@@ -70,8 +70,8 @@ def test_simba_and_mipro_compile_the_toy_program(rule_lm, toy):
 
 def test_budget_counts_every_call_and_refuses_past_the_cap(rule_lm):
     program = dspy.Predict("question -> answer")
-    budget = CallBudget(max_calls=2)
-    with enforce(budget):
+    budget = Budget(max_calls=2)
+    with enforced(budget):
         program(question="one a")
         program(question="two b")
         with pytest.raises(BudgetExhausted, match="--max-calls"):
@@ -83,10 +83,10 @@ def test_budget_counts_every_call_and_refuses_past_the_cap(rule_lm):
 
 
 def test_budget_stops_a_compile_at_the_first_refusal_and_keeps_the_demos_so_far(rule_lm, toy):
-    budget = CallBudget(max_calls=3)
+    budget = Budget(max_calls=3)
     optimizer = make_optimizer("bootstrap", toy["metric"])
     student = toy["program"]()
-    with enforce(budget), pytest.raises(BudgetExhausted):
+    with enforced(budget), pytest.raises(BudgetExhausted):
         optimizer.compile(student, trainset=toy["examples"](10))
     assert rule_lm.rule_engine.calls == 3 and budget.refused == 1, "refused calls went on after the first"
     kept = bootstrapped_demos(optimizer, student, max_demos=4)
@@ -101,8 +101,8 @@ def test_cache_hits_are_free_and_counted_apart(toy):
     engine = RuleEngine()
     dspy.configure(lm=dspy.LM("fake/rule", engine=engine, cache=True, num_retries=0))
     program = dspy.Predict("question -> answer")
-    budget = CallBudget(max_calls=2)
-    with enforce(budget):
+    budget = Budget(max_calls=2)
+    with enforced(budget):
         for _ in range(5):  # two real requests, then eight answers from the cache
             program(question="one a")
             program(question="two b")
@@ -111,10 +111,13 @@ def test_cache_hits_are_free_and_counted_apart(toy):
         "lm_calls": 2,
         "cache_hits": 8,
         "max_calls": 2,
+        "max_tokens": None,
+        "max_usd": None,
         "refused_calls": 0,
         "budget_exhausted": False,
+        "budget_ended_by": "",
     }
-    with enforce(budget), pytest.raises(BudgetExhausted):  # a new prompt past the cap is refused
+    with enforced(budget), pytest.raises(BudgetExhausted):  # a new prompt past the cap is refused
         program(question="three c")
 
 
@@ -124,12 +127,12 @@ def test_mipro_stops_at_the_cap_and_its_best_trial_is_kept(rule_lm, toy):
     options = OptimizerOptions(
         num_threads=2, extra={"auto": None, "num_candidates": 3}, compile_extra={"num_trials": 10}
     )
-    uncapped = CallBudget()
-    with enforce(uncapped):
+    uncapped = Budget()
+    with enforced(uncapped):
         compile_with("mipro", toy["metric"], toy["program"](), train, val, options=options)
-    budget, tracker = CallBudget(max_calls=uncapped.calls // 2), BestSoFar(val)
+    budget, tracker = Budget(max_calls=uncapped.calls // 2), BestSoFar(val)
     rule_lm.rule_engine.calls = 0
-    with enforce(budget), tracker.watch(), pytest.raises(BudgetExhausted):
+    with enforced(budget), tracker.watch(), pytest.raises(BudgetExhausted):
         compile_with("mipro", toy["metric"], toy["program"](), train, val, options=options)
     assert rule_lm.rule_engine.calls == budget.calls == uncapped.calls // 2
     assert budget.refused <= options.num_threads, "trials went on after the cap"
@@ -143,7 +146,7 @@ def test_mipro_stops_at_the_cap_and_its_best_trial_is_kept(rule_lm, toy):
 
 def test_budget_rejects_a_nonsense_cap():
     with pytest.raises(ValueError, match="--max-calls"):
-        CallBudget(max_calls=0)
+        Budget(max_calls=0)
 
 
 def test_gepa_compiles_with_feedback_and_a_reflection_lm(rule_lm, toy):

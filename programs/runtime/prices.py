@@ -1,0 +1,89 @@
+"""What a model's tokens cost: the user's price where they gave one, else DSPy's offline price table.
+
+Why two sources: DSPy ships LiteLLM's price list (dspy.clients.model_metadata; read offline, the
+project sets LITELLM_LOCAL_MODEL_COST_MAP) and prices hosted models from it, but a local server's model
+(openai/qwen2.5-7b-instruct on vLLM) or a negotiated rate is not in it. COLLATE_PRICE_IN/_OUT (dollars
+per million tokens) price COLLATE_LM's model, COLLATE_PRICE_IN_<STAGE>/_OUT_<STAGE> a stage's own model.
+A model with neither is "price unknown", never $0: an unknown price is not a free one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# `settings` below is a programs.runtime.settings.Settings (not imported: settings.py imports this module)
+Settings = Any
+
+PER_MILLION = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    """Dollars per million prompt (in) and completion (out) tokens, and where the figures came from."""
+
+    usd_in: float
+    usd_out: float
+    source: str
+
+    def usd(self, tokens_in: float, tokens_out: float) -> float:
+        return (tokens_in * self.usd_in + tokens_out * self.usd_out) / PER_MILLION
+
+    def describe(self) -> str:
+        return f"${self.usd_in:g}/${self.usd_out:g} per M tokens in/out ({self.source})"
+
+
+def table_price(model: str) -> Price | None:
+    """The price DSPy's offline table gives `model` ("openai/gpt-4.1-mini"), or None when it has none."""
+    from dspy.clients.model_metadata import model_info, rate
+
+    provider, _, name = model.partition("/")
+    if not name:
+        provider, name = "openai", model
+    try:
+        info = model_info(provider, name) or model_info(provider, model)
+    except Exception:  # advisory metadata: a lookup that fails is an unknown price, never a failed run
+        return None
+    usd_in, usd_out = rate(info, "input_cost_per_token"), rate(info, "output_cost_per_token")
+    if usd_in is None or usd_out is None:
+        return None
+    return Price(usd_in * PER_MILLION, usd_out * PER_MILLION, "DSPy's price table")
+
+
+def set_price(settings: Settings, suffix: str) -> Price | None:
+    """The price the settings give under price_in<suffix>/price_out<suffix>; one without the other is an error."""
+    usd_in, usd_out = getattr(settings, f"price_in{suffix}"), getattr(settings, f"price_out{suffix}")
+    if usd_in is None and usd_out is None:
+        return None
+    if usd_in is None or usd_out is None:
+        given, missing = ("in", "out") if usd_out is None else ("out", "in")
+        raise ValueError(
+            f"COLLATE_PRICE_{given.upper()}{suffix.upper()} is set without COLLATE_PRICE_{missing.upper()}"
+            f"{suffix.upper()}: set both (dollars per million tokens) or neither"
+        )
+    return Price(usd_in, usd_out, f"COLLATE_PRICE_IN{suffix.upper()}/_OUT{suffix.upper()}")
+
+
+def price_for(settings: Settings, stage: str | None, model: str | None = None) -> Price | None:
+    """The price of a stage's calls (None: the default LM; "escalate": the cascade's strong extractor).
+
+    A stage's own price, else COLLATE_PRICE_IN/_OUT when the stage runs COLLATE_LM's model, else the
+    table's price for the model, else None (price unknown)."""
+    if model is None:
+        model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
+    own = set_price(settings, f"_{stage}") if stage else None
+    if own is not None:
+        return own
+    if model and model == settings.lm:
+        default = set_price(settings, "")
+        if default is not None:
+            return default
+    return table_price(model) if model else None
+
+
+def check_prices(settings: Settings) -> None:
+    """Refuse half-set prices at start (before any call), not at the first priced response."""
+    from programs.runtime.stages import STAGES
+
+    for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES)):
+        set_price(settings, suffix)
