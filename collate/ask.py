@@ -29,6 +29,7 @@ from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from collate.outputs import writable_file, writable_folder
 from programs import compiled
+from programs.runtime.cost_report import cost_figures, cost_lines
 from programs.runtime.lm_progress import RunCounts, totals, trouble_line
 from programs.runtime.preflight import preflight
 from programs.runtime.run_folder import to_jsonable, write_run
@@ -134,7 +135,14 @@ def build(args, settings: Settings, store):
     return program
 
 
-def output(pred, usage: dict) -> dict:
+def facts_saved(pred) -> int:
+    """Documents of the plan answered wholly from the fact store (no extraction call)."""
+    extract = (getattr(pred, "trace", None) or {}).get("extract") or {}
+    plan = (getattr(pred, "trace", None) or {}).get("plan") or {}
+    return max(0, len(plan.get("assignments") or {}) - int(extract.get("lm_documents") or 0))
+
+
+def output(pred, usage: dict, cost: dict | None = None) -> dict:
     return to_jsonable(
         {
             "answer": pred.answer,
@@ -146,6 +154,7 @@ def output(pred, usage: dict) -> dict:
             "citations": pred.citations,
             "missing": pred.missing,
             "usage": usage,
+            "cost": cost or {},  # tokens in/out and dollars per stage (programs/runtime/cost_report.py)
             "error": getattr(pred, "error", None),  # why there is no answer; null when there is one
         }
     )
@@ -232,6 +241,8 @@ def main(argv=None) -> int:
         progress.close()
     usage = tracker.get_total_tokens()
     lm_stages = lm_counts.stages()
+    saved = facts_saved(pred)
+    cost = {**cost_figures(lm_stages, saved), "stages": lm_stages}
     if args.run_dir:
         try:
             write_run(
@@ -242,6 +253,7 @@ def main(argv=None) -> int:
                     "usage": usage,
                     **totals(lm_stages),
                     "lm_stages": lm_stages,
+                    "cost": cost,
                     "settings": settings.as_params(),
                 },
             )
@@ -256,7 +268,7 @@ def main(argv=None) -> int:
             print(f"warning: could not write the report {args.report}: {e}", file=sys.stderr)
     error = getattr(pred, "error", None)
     if args.json:
-        print(json.dumps(output(pred, usage), ensure_ascii=False, indent=2))
+        print(json.dumps(output(pred, usage, cost), ensure_ascii=False, indent=2))
     else:
         if not error:  # stdout is the answer, and nothing when there is none
             print(pred.answer)
@@ -268,6 +280,8 @@ def main(argv=None) -> int:
     trouble = trouble_line(lm_stages)
     if trouble:
         print(trouble, file=sys.stderr)
+    for line in cost_lines(lm_stages, saved, settings):
+        print(line, file=sys.stderr)
     if error:  # no plan, or not one document read: failed, not answered
         print(f"error: no answer: {' '.join(str(error).split())}", file=sys.stderr)  # one line
         return int(Exit.FAILED)

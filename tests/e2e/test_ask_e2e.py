@@ -95,6 +95,7 @@ def test_a_dataset_question_is_answered_with_records_citations_and_a_run_log(
         "citations",
         "missing",
         "usage",
+        "cost",
         "error",
     }
     assert out["answer"].strip() and out["missing"] == [] and out["error"] is None
