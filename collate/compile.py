@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from collate.budget_flags import add_budget_arguments, check_budget_arguments
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
@@ -13,6 +14,7 @@ from evaluate.store_check import check_store
 from optimize.compiler import CompileJob, analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
+from programs.runtime.cost_report import cost_lines
 from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from programs.runtime.stages import ANALYST_STAGES
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="cap on the optimizer's LM requests; cache hits are free (default: no cap). A cap too small "
         "to buy one scored candidate is refused before any request, naming the one that would do",
     )
+    add_budget_arguments(p, "the optimizer's")
     p.add_argument(
         "--force", action="store_true", help="spend a --max-calls the estimate says is too small (warned)"
     )
@@ -68,6 +71,7 @@ def main(argv=None) -> int:
     try:
         if args.max_calls is not None and args.max_calls < 1:
             raise BadInput(f"--max-calls must be at least 1 (got {args.max_calls}); omit it for no cap")
+        check_budget_arguments(args)
         if args.limit is not None and args.limit < 1:
             raise BadInput(f"--limit must be at least 1 (got {args.limit})")
         if not 0 <= args.final_weight <= 1:
@@ -96,6 +100,8 @@ def main(argv=None) -> int:
         stage=args.stage,
         seed=args.seed,
         max_calls=args.max_calls,
+        max_tokens=args.max_tokens,
+        max_usd=args.max_usd,
         threads=args.threads,
         max_demos=args.max_demos,
         threshold=args.threshold,
@@ -126,6 +132,8 @@ def main(argv=None) -> int:
         f"{meta['train_examples']} train / {meta['val_examples']} dev examples)"
     )
     print(budget_line(meta))
+    for line in cost_lines(meta["cost"]["stages"], settings=settings):
+        print(line)
     print(f"changes: {meta['changes']['summary']}")
     if meta["stopped_early"]:
         print(f"stopped early: {meta['stopped_early']}")

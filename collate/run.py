@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from collate.budget_flags import add_budget_arguments, check_budget_arguments
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
@@ -28,6 +29,7 @@ from evaluate.store_check import check_store
 from programs import compiled
 from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
+from programs.runtime.spend import Budget
 from programs.runtime.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, DatasetItem, load_dataset
 
@@ -55,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="seed of the split (default 0, or the compile's)")
     p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        help="cap on the questions' LM requests (cache hits are free); once reached no new request is "
+        "sent, the questions it cuts fail with the reason and the rest are kept (default: no cap)",
+    )
+    add_budget_arguments(p, "the questions'")
     add_lm_arguments(p)
     p.add_argument(
         "--judge",
@@ -81,6 +90,7 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         inputs_from_compile(args, origin, program_file)
         if args.concurrency < 1:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
+        check_budget_arguments(args)
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
@@ -127,6 +137,7 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         skipped=dataset.skipped,
         part=args.split,
         dataset_file=str(args.dataset),
+        budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
     )
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
@@ -134,6 +145,12 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
     print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
     ui = tracking.ui_command(experiment_id=tracking.experiment_id())
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
+    if result.summary.get("budget_line"):
+        print(
+            f"error: {result.summary['budget_line']}; raise the cap to answer the rest (answers kept in {out_dir})",
+            file=sys.stderr,
+        )
+        return int(Exit.FAILED)
     if all_failed(result.summary):
         first = next((a.error for a in result.answered if a.error), "")
         print(

@@ -14,6 +14,7 @@ carries the run's LM calls, LM errors and adapter parse failures per stage (lm_p
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -27,8 +28,10 @@ from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from evaluate.scoring import headline, score_items
 from programs import compiled
+from programs.runtime.cost_report import cost_figures, cost_lines
 from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.runtime.settings import Settings, build_lm
+from programs.runtime.spend import Budget, BudgetReached, enforced
 from retrievers.dataset import DatasetItem, dataset_hash, split, strip_gold
 from signatures.errors import BadInput
 
@@ -199,12 +202,16 @@ def evaluate_program(
     skipped: dict[str, str] | None = None,
     part: str = "all",
     dataset_file: str | None = None,
+    budget: Budget | None = None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
 
     `skipped`: question_id -> why, of the dataset's questions the loader left out (counted in the summary);
     `part`: which part of the dataset's split `items` are (all, train, dev, test), for the run's name
-    and tags; `dataset_file`: where they were read from (the run's dataset input names it).
+    and tags; `dataset_file`: where they were read from (the run's dataset input names it);
+    `budget`: caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd):
+    once one is reached every request still to make is refused, so the questions it cuts fail with the
+    reason and everything answered before is kept (the judge's scoring calls are not capped).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
@@ -231,7 +238,8 @@ def evaluate_program(
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
-            answers = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
+            with enforced(budget) if budget is not None else contextlib.nullcontext():
+                answers = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
             answered = answers.answered
             predictions = [
                 {
@@ -264,6 +272,8 @@ def evaluate_program(
             "total_tokens": tokens,
             **totals(lm_stages),
             "lm_stages": lm_stages,
+            "cost": cost_figures(lm_stages),
+            **budget_figures(budget, answered),
             "variant": variant,
             "run_id": run.run_id,
             "tracking_uri": tracking.tracking_uri(),
@@ -285,6 +295,19 @@ def evaluate_program(
     if all_failed(summary):  # a dead LM is not a run: marked FAILED in MLflow, not FINISHED
         tracking.mark_failed(run.run_id, f"every question failed, e.g. {answered[0].error}")
     return RunResult(summary, out_dir, run.run_id, answered)
+
+
+def budget_figures(budget: Budget | None, answered) -> dict:
+    """The caps of a run and, when one ended it, which one and the questions it cut (their LM requests
+    were refused: spend.BudgetReached in their error)."""
+    if budget is None:
+        return {}
+    cut = [a.question_id for a in answered if a.error and BudgetReached.__name__ in a.error]
+    return {
+        **{k: v for k, v in budget.summary().items() if k not in ("lm_calls", "cache_hits")},
+        "budget_line": budget.ended_line(),
+        "budget_cut": cut,
+    }
 
 
 def run_inputs(params: dict, settings: Settings) -> dict:
@@ -340,7 +363,23 @@ def format_summary(summary: dict) -> str:
             "write their question in the dataset to include them"
         )
     lm = lm_line(summary)
-    return f"{text}\n{lm}" if lm else text
+    text = f"{text}\n{lm}" if lm else text
+    cost = cost_lines(
+        summary.get("lm_stages") or {}, int((summary.get("cost") or {}).get("facts_saved_calls", 0))
+    )
+    return "\n".join([text, *cost, *budget_lines(summary)])
+
+
+def budget_lines(summary: dict) -> list[str]:
+    """'budget: the --max-usd budget of $0.5 ended it (...); 3 questions not answered: q7, q8, q9 ...'."""
+    if not summary.get("budget_line"):
+        return []
+    cut = summary.get("budget_cut") or []
+    shown = ", ".join(cut[:10]) + (", ..." if len(cut) > 10 else "")
+    return [
+        f"budget: {summary['budget_line']}"
+        + (f"; {len(cut)} question{'' if len(cut) == 1 else 's'} not answered: {shown}" if cut else "")
+    ]
 
 
 def lm_line(summary: dict) -> str:

@@ -42,6 +42,8 @@ from optimize.optimizers import OptimizerOptions, get_spec, logged_arguments, ma
 from optimize.program_diff import state_of
 from programs import compiled
 from programs.protocols import DocumentStore
+from programs.runtime.cost_report import cost_figures
+from programs.runtime.lm_progress import RunCounts, stage_metrics, totals
 from programs.runtime.settings import Settings
 from programs.runtime.spend import Budget, BudgetExhausted, enforced
 from retrievers.dataset import DatasetItem, dataset_hash, split
@@ -58,6 +60,8 @@ class CompileJob:
     stage: str = "program"
     seed: int = 0
     max_calls: int | None = None
+    max_tokens: int | None = None  # tokens the optimizer may spend (prompt + completion)
+    max_usd: float | None = None  # dollars the optimizer may spend (priced calls only)
     threads: int = 2
     max_demos: int = 4
     threshold: float | None = None
@@ -151,7 +155,12 @@ def run_compile(
     priced = check_budget(job, trainset, valset, program.catalog, options, len(student.predictors()))
     if lm_check is not None:
         lm_check()  # the one request before the optimizer's: raises when the LM cannot answer
-    budget, tracker, start_state = Budget(job.max_calls), BestSoFar(valset), state_of(program)
+    budget, tracker, start_state = (
+        Budget(job.max_calls, job.max_tokens, job.max_usd),
+        BestSoFar(valset),
+        state_of(program),
+    )
+    lm_counts = RunCounts(program)  # tokens and dollars per stage, the optimizer's and dev scoring's
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
     located = {k: str(Path(v).resolve()) for k, v in (sources or {}).items() if v}
     # the settings and the optimizer's arguments; the program itself is an artifact, never params
@@ -195,7 +204,7 @@ def run_compile(
                         optimizer, student, trainset, valset or None, options
                     )
                 except BudgetExhausted:
-                    compiled_student, found, stopped = salvage(optimizer, student, tracker, job)
+                    compiled_student, found, stopped = salvage(optimizer, student, tracker, job, budget)
         if stopped:
             logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
         # Scored outside autolog: inside, MLflow logged the scored program's every demo field as a param of
@@ -207,6 +216,7 @@ def run_compile(
             with enforced(dev_budget):
                 dev_score = evaluate_on(compiled_student, valset, metric, job.threads)
         whole = merge_into_analyst(program, compiled_student, job.stage)
+        lm_stages = lm_counts.stages()
         changes = program_diff.diff(start_state, whole)
         meta = {
             "optimizer": job.optimizer,
@@ -223,6 +233,7 @@ def run_compile(
             "budget": budget.summary(),
             "estimate": priced.as_record(),
             "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
+            "cost": {**cost_figures(lm_stages), "stages": lm_stages},
             "stopped_early": stopped,
             "changes": program_diff.as_record(changes),
             "seconds": round(time.perf_counter() - started, 2),
@@ -246,6 +257,7 @@ def run_compile(
                 "stopped_early": stopped is not None,
                 "changed_predictors": len(changes),
                 "demos_added": meta["changes"]["demos_added"],
+                **cost_metrics(lm_stages),
             }
         )
         run.set_tags(
@@ -277,9 +289,15 @@ def check_budget(job: CompileJob, trainset, valset, catalog, options, predictors
     return priced
 
 
-def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob):
+def cost_metrics(stages: dict) -> dict:
+    """tokens/ and cost/ figures in all and per stage; not lm_calls: a compile's are the budget's requests."""
+    spent = {k: v for k, v in totals(stages).items() if k.startswith(("tokens_", "cost_"))}
+    return spent | {k: v for k, v in stage_metrics(stages).items() if k.startswith(("tokens_", "cost_"))}
+
+
+def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob, budget: Budget):
     """(program, Candidate or None, reason) when the budget stopped the optimizer: the best it had found."""
-    cap = f"LM call cap of {job.max_calls} requests reached"
+    cap = budget.ended_line() or f"LM call cap of {job.max_calls} requests reached"
     found = tracker.best()
     if found is not None:
         where = "on the dev set" if found.on_valset else f"on {found.examples} example(s)"

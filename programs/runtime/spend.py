@@ -156,9 +156,18 @@ class Budget:
         if not self.ended_by:
             return ""
         flag, figure = CAPS[self.ended_by]
+        dollars = (
+            f"${self.usd:.4f}"
+            if not self.unpriced_calls
+            else (
+                f"${self.usd:.4f} and {self.unpriced_calls} calls of unknown price"
+                if self.usd
+                else "price unknown"
+            )
+        )
         return (
             f"the {flag} budget of {figure.format(getattr(self, self.ended_by))} ended it "
-            f"({self.calls} requests, {self.tokens} tokens, ${self.usd:.4f} spent; "
+            f"({self.calls} requests, {self.tokens:,} tokens, {dollars}; "
             f"{self.refused} request{'' if self.refused == 1 else 's'} refused)"
         )
 

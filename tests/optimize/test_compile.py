@@ -135,14 +135,17 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
     )
     meta = json.loads((tmp_path / "capped.meta.json").read_text())
     assert meta["budget"]["lm_calls"] == 5 and meta["budget"]["refused_calls"] >= 1
-    assert meta["budget"]["budget_exhausted"] and "cap of 5 requests reached" in meta["stopped_early"]
+    assert (
+        meta["budget"]["budget_exhausted"]
+        and "the --max-calls budget of 5 LM requests ended it" in meta["stopped_early"]
+    )
     assert meta["scores"]["dev_metric"] is not None, "the saved program was not scored on dev"
     # Every request the fake endpoint saw is counted: the LM check, 5 by the optimizer, the rest by scoring on dev.
     assert brain_server.calls_by_kind()["preflight"] == 1
     assert brain_server.calls == 1 + 5 + meta["dev_scoring"]["lm_calls"]
     assert out.is_file()
     printed = capsys.readouterr()
-    assert "stopped early: LM call cap of 5 requests reached" in printed.out
+    assert "stopped early: the --max-calls budget of 5 LM requests ended it" in printed.out
     assert "BudgetExhausted" not in printed.err and "Traceback" not in printed.err
     budget_lines = [
         r for r in caplog.records if "cap of 5" in r.getMessage() or "budget" in r.getMessage().lower()
@@ -272,3 +275,37 @@ def test_other_optimizers_compile_the_extractor(small_corpus, tmp_path, optimize
     )
     assert (tmp_path / "x.json").is_file() and result.meta["optimizer"] == optimizer
     assert result.meta["budget"]["lm_calls"] <= 200
+
+
+def test_max_usd_stops_the_compile_says_which_budget_and_prices_each_stage(
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+):
+    """Issue 25 items 1 and 3: a dollar cap ends the compile at the first request past it; the compile's
+    tokens and dollars per stage are in the summary, the sidecar and MLflow."""
+    monkeypatch.setenv("COLLATE_PRICE_IN", "1000")  # $1000 per million tokens: a few calls reach $1
+    monkeypatch.setenv("COLLATE_PRICE_OUT", "1000")
+    out = tmp_path / "usd.json"
+    args = ("--optimizer", "bootstrap", "--limit", "3", "--max-usd", "1", "--force", "--no-autolog")
+    assert _compile(small_corpus, out, *args) == 0
+    meta = json.loads((tmp_path / "usd.meta.json").read_text())
+    budget, cost = meta["budget"], meta["cost"]
+    assert budget["budget_ended_by"] == "--max-usd" and budget["refused_calls"] >= 1
+    assert "the --max-usd budget of $1 ended it" in meta["stopped_early"]
+    # the cap is checked before each request against the answered ones: the last requests let through
+    # took the total over $1, and the dev scoring after the stop is not capped (so at least $1 in all)
+    assert cost["usd"] >= 1
+    assert cost["price_known"] and cost["tokens_in"] > 0
+    assert cost["usd"] == pytest.approx((cost["tokens_in"] + cost["tokens_out"]) * 1000 / 1e6)
+    printed = capsys.readouterr().out
+    assert f"cost: {cost['tokens_in']:,} tokens in / {cost['tokens_out']:,} out, $" in printed
+    run = MlflowClient(tracking.tracking_uri()).get_run(meta["mlflow_run_id"])
+    assert run.data.metrics["cost/usd"] == pytest.approx(cost["usd"])
+    assert run.data.metrics["budget/max_usd"] == 1 and run.data.metrics["tokens/in"] == cost["tokens_in"]
+
+
+@pytest.mark.parametrize("flag", ["--max-usd", "--max-tokens"])
+def test_a_budget_of_zero_is_refused_before_anything_is_spent(
+    small_corpus, brain_server, tmp_path, capsys, flag
+):
+    assert _compile(small_corpus, tmp_path / "x.json", "--optimizer", "bootstrap", flag, "0") == 2
+    assert f"{flag} must be above 0" in capsys.readouterr().err and brain_server.calls == 0
