@@ -1,0 +1,86 @@
+"""Issue 25 items 1 and 3 for `python -m evaluate.run`: tokens and dollars per stage in summary.json, the
+console and MLflow, exactly as the server counted them; a dollar cap that ends the run keeps what was
+answered, lists the questions it cut, says which budget ended it, and exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from collate import run as evaluate_run
+from evaluate import tracking
+from tests.evaluate_run.test_lm_counts import serve
+
+
+def run(small_corpus, out, *extra) -> int:
+    corpus, index = small_corpus
+    return evaluate_run.main(
+        ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out)]
+        + ["--no-progress", "--no-judge", "--no-autolog", "--concurrency", "1", *extra]
+    )
+
+
+def test_the_run_s_tokens_and_dollars_per_stage_are_the_server_s_in_summary_console_and_mlflow(
+    small_corpus, monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setenv("COLLATE_PRICE_IN", "3")
+    monkeypatch.setenv("COLLATE_PRICE_OUT", "15")
+    server = serve(monkeypatch)
+    try:
+        code = run(small_corpus, tmp_path / "run", "--limit", "3")
+        answered = [r for r in server.records if r.status == 200 and r.kind != "preflight"]
+    finally:
+        server.stop()
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    tokens_in, tokens_out = sum(r.prompt_tokens for r in answered), sum(r.completion_tokens for r in answered)
+    assert (summary["tokens_in"], summary["tokens_out"]) == (tokens_in, tokens_out)
+    assert summary["cost_usd"] == pytest.approx((3 * tokens_in + 15 * tokens_out) / 1e6)
+    assert summary["cost"]["price_known"] and summary["cost_unpriced_calls"] == 0
+    assert sum(s["usd"] for s in summary["lm_stages"].values()) == pytest.approx(summary["cost_usd"])
+    assert f"cost: {tokens_in:,} tokens in / {tokens_out:,} out, ${summary['cost_usd']:.4f}" in printed.out
+    metrics = MlflowClient(tracking.tracking_uri()).get_run(summary["run_id"]).data.metrics
+    assert metrics["cost/usd"] == pytest.approx(summary["cost_usd"]) and metrics["tokens/in"] == tokens_in
+    extractor = summary["lm_stages"]["extractor"]
+    assert metrics["cost/usd_extractor"] == pytest.approx(extractor["usd"]) and extractor["usd"] > 0
+    assert metrics["tokens/out_extractor"] == extractor["tokens_out"] > 0
+
+
+def test_a_dollar_cap_ends_the_run_keeps_the_answers_and_names_the_questions_it_cut(
+    small_corpus, monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setenv("COLLATE_PRICE_IN", "1000")
+    monkeypatch.setenv("COLLATE_PRICE_OUT", "1000")
+    server = serve(monkeypatch)
+    try:
+        # one question at a time with a cap a fraction of the run's price: the first questions are
+        # answered, the cap is crossed, and every later request is refused without reaching the server
+        code = run(small_corpus, tmp_path / "run", "--limit", "4", "--max-usd", "0.5")
+        sent = server.calls
+    finally:
+        server.stop()
+    printed = capsys.readouterr()
+    assert code == 1, printed.err
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["budget_ended_by"] == "--max-usd" and summary["refused_calls"] >= 1
+    assert summary["budget_cut"], "no question was cut: raise the price so the cap bites"
+    results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert len(results) == 4 and {r["question_id"] for r in results if r["error"]} == set(summary["budget_cut"])
+    assert all("BudgetReached" in r["error"] for r in results if r["error"])
+    assert sent == 1 + summary["lm_calls"] - summary["refused_calls"] - summary.get("lm_cache_hits", 0)
+    assert "budget: the --max-usd budget of $0.5 ended it" in printed.out
+    assert "error: the --max-usd budget of $0.5 ended it" in printed.err and "Traceback" not in printed.err
+
+
+def test_a_cap_of_zero_is_bad_input(small_corpus, monkeypatch, tmp_path, capsys):
+    server = serve(monkeypatch)
+    try:
+        assert run(small_corpus, tmp_path / "run", "--max-tokens", "0") == 2
+        assert server.calls == 0
+    finally:
+        server.stop()
+    assert "--max-tokens must be above 0" in capsys.readouterr().err
