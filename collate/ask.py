@@ -242,7 +242,7 @@ def main(argv=None) -> int:
     usage = tracker.get_total_tokens()
     lm_stages = lm_counts.stages()
     saved = facts_saved(pred)
-    cost = {**cost_figures(lm_stages, saved), "stages": lm_stages}
+    cost = {**cost_figures(lm_stages, saved, settings), "stages": lm_stages}
     if args.run_dir:
         try:
             write_run(
@@ -280,7 +280,7 @@ def main(argv=None) -> int:
     trouble = trouble_line(lm_stages)
     if trouble:
         print(trouble, file=sys.stderr)
-    for line in cost_lines(lm_stages, saved, settings):
+    for line in cost_lines(lm_stages, figures=cost):
         print(line, file=sys.stderr)
     if error:  # no plan, or not one document read: failed, not answered
         print(f"error: no answer: {' '.join(str(error).split())}", file=sys.stderr)  # one line

@@ -132,7 +132,7 @@ def main(argv=None) -> int:
         f"{meta['train_examples']} train / {meta['val_examples']} dev examples)"
     )
     print(budget_line(meta))
-    for line in cost_lines(meta["cost"]["stages"], settings=settings):
+    for line in cost_lines(meta["cost"]["stages"], figures=meta["cost"]):
         print(line)
     print(f"changes: {meta['changes']['summary']}")
     if meta["stopped_early"]:

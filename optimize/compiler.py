@@ -233,7 +233,7 @@ def run_compile(
             "budget": budget.summary(),
             "estimate": priced.as_record(),
             "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
-            "cost": {**cost_figures(lm_stages), "stages": lm_stages},
+            "cost": {**cost_figures(lm_stages, settings=settings), "stages": lm_stages},
             "stopped_early": stopped,
             "changes": program_diff.as_record(changes),
             "seconds": round(time.perf_counter() - started, 2),

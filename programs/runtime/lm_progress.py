@@ -264,9 +264,10 @@ def stage_metrics(stages: dict) -> dict[str, float]:
     """lm_calls_<stage>, lm_errors_<stage>, lm_parse_failures_<stage>, lm_seconds_<stage> for every stage
     (a stage named by a signature keeps its name, with what a metric name cannot hold as `_`)."""
     return {
-        f"{name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', stage)}": counts.get(k, 0)
+        f"{name}_{re.sub(r'[^A-Za-z0-9_.-]', '_', stage)}": counts[k]
         for stage, counts in stages.items()
         for k, name in METRIC_NAMES.items()
+        if k in counts  # a summary from before a count existed has no figure for it, not a 0
     }
 
 

@@ -69,7 +69,9 @@ def test_a_dollar_cap_ends_the_run_keeps_the_answers_and_names_the_questions_it_
     assert summary["budget_ended_by"] == "--max-usd" and summary["refused_calls"] >= 1
     assert summary["budget_cut"], "no question was cut: raise the price so the cap bites"
     results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
-    assert len(results) == 4 and {r["question_id"] for r in results if r["error"]} == set(summary["budget_cut"])
+    assert len(results) == 4 and {r["question_id"] for r in results if r["error"]} == set(
+        summary["budget_cut"]
+    )
     assert all("BudgetReached" in r["error"] for r in results if r["error"])
     assert sent == 1 + summary["lm_calls"] - summary["refused_calls"] - summary.get("lm_cache_hits", 0)
     assert "budget: the --max-usd budget of $0.5 ended it" in printed.out
