@@ -64,6 +64,7 @@ class Answers:
 
     answered: list[Answered]
     shared_usage: dict = field(default_factory=dict)
+    documents_from_store: int = 0  # extraction calls the fact store saved (programs.batch)
 
 
 def public(item: PublicItem) -> PublicItem:
@@ -167,7 +168,7 @@ def answer_together(program: Analyst, items: list[PublicItem], concurrency: int,
     for item, result, usage in zip(items, batch.results, batch.usage, strict=True):
         out = Answered(item.question_id, item.question, list(item.doc_ids), seconds=seconds)
         answered.append(fail(out, result) if isinstance(result, Exception) else fill(out, result, usage))
-    return Answers(answered, to_jsonable(batch.shared_usage))
+    return Answers(answered, to_jsonable(batch.shared_usage), batch.documents_from_store)
 
 
 class DocumentBar:

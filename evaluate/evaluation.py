@@ -272,7 +272,7 @@ def evaluate_program(
             "total_tokens": tokens,
             **totals(lm_stages),
             "lm_stages": lm_stages,
-            "cost": cost_figures(lm_stages, settings=settings),
+            "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
             **budget_figures(budget, answered),
             "variant": variant,
             "run_id": run.run_id,

@@ -42,6 +42,7 @@ class BatchAnswers:
     usage: list[dict]
     shared_usage: dict = field(default_factory=dict)
     rounds: int = 0  # extraction rounds (calls per document at most); 1 unless two questions' fields clash
+    documents_from_store: int = 0  # document calls the fact store answered whole: extraction calls saved
 
 
 def answer_batch(
@@ -103,6 +104,9 @@ def answer_batch(
         usage=[add_usage(a, b) for a, b in zip(usage, finish_usage, strict=True)],
         shared_usage=shared_usage,
         rounds=len(shared.rounds),
+        documents_from_store=sum(
+            len(shared.assignments(n)) - extraction.lm_documents for n, extraction in enumerate(extractions)
+        ),
     )
 
 

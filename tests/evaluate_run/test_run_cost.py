@@ -86,3 +86,23 @@ def test_a_cap_of_zero_is_bad_input(small_corpus, monkeypatch, tmp_path, capsys)
     finally:
         server.stop()
     assert "--max-tokens must be above 0" in capsys.readouterr().err
+
+
+def test_a_rerun_on_the_same_fact_store_reports_the_extraction_calls_it_saved(
+    small_corpus, monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setenv("COLLATE_FACT_STORE", str(tmp_path / "facts.sqlite"))  # shared by both runs
+    server = serve(monkeypatch)
+    try:
+        assert run(small_corpus, tmp_path / "first", "--limit", "2") == 0
+        extracted = server.calls_by_kind()["extract"]
+        server.reset_counts()
+        assert run(small_corpus, tmp_path / "again", "--limit", "2") == 0
+        again = server.calls_by_kind().get("extract", 0)
+    finally:
+        server.stop()
+    first = json.loads((tmp_path / "first" / "summary.json").read_text(encoding="utf-8"))["cost"]
+    second = json.loads((tmp_path / "again" / "summary.json").read_text(encoding="utf-8"))["cost"]
+    assert first["facts_saved_calls"] == 0 and extracted > 0 and again == 0
+    assert second["facts_saved_calls"] == extracted
+    assert f"fact store: {extracted} document" in capsys.readouterr().out
