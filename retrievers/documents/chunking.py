@@ -22,13 +22,15 @@ from retrievers.documents.headings import (
 from retrievers.documents.pdf import Page, is_han
 from retrievers.documents.statements import (
     column_header,
+    dated_row,
+    period_header,
     statement_kind,
     states_amounts,
     unit_line,
 )
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 6  # 6: heading paths (retrievers/headings.py)
+CHUNKER_VERSION = 7  # 6: heading paths (retrievers/headings.py); 7: label headers over rows of dates
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece, an
 # English word of ~5 letters about one: so ASCII characters count ASCII_WEIGHT of a character toward
 # TARGET_CHARS and an English chunk holds ~2x the characters of a Chinese one (~840, ~200 pieces).
@@ -104,12 +106,13 @@ class _Builder:
             self.statement_page = page
         return True
 
-    def note(self, line: str, page: int) -> None:
-        """Remember a unit line or a column header line that heads the lines after it."""
+    def note(self, line: str, page: int, after: str = "") -> None:
+        """Remember a unit line or a column header line that heads the lines after it (`after`, the next
+        line, tells a row of labels over dates from a title)."""
         if unit_line(line):
             self.context["unit"] = line.strip()
             self.context_page = page
-        elif column_header(line):
+        elif column_header(line, after):
             self.context["columns"] = line.strip()
             self.context_page = page
 
@@ -136,8 +139,13 @@ class _Builder:
     def flush(self, kind: str = "text", header: str = "") -> None:
         if not self.lines:
             return
-        # the unit and the column headers only where they head amounts, not prose after a table
-        keys = ("unit", "columns") if states_amounts(self.lines) else ()
+        # the unit and the column headers only where they head amounts, not prose after a table; a row of
+        # labels ("股权登记日 除权除息日") also heads a chunk that holds one of its rows of dates: a dividend's
+        # schedule is often one row ("A股 2023/7/20 2023/7/21 2023/7/26"), a chunk of its own
+        columns = self.context.get("columns", "")
+        labels = bool(columns) and not period_header(columns)
+        figures = states_amounts(self.lines) or (labels and any(map(dated_row, self.lines)))
+        keys = ("unit", "columns") if figures else ()
         context = [self.context.get(k, "") for k in keys]
         prefix = []
         for p in [self.section, *context, header]:
@@ -211,7 +219,8 @@ def chunk_pages(pages: list[Page]) -> list[Chunk]:
                 at += 1
                 level = _heading_level(line, before, after, page.number, contents, running)
                 if not (level is not None and b.heading(line, page.number, level)):
-                    b.note(line, page.number)
+                    # a running line ("Acme Holdings Annual Report" on every page) heads no table
+                    b.note(line, page.number, "" if line.strip() in running else after)
                 b.add(line, page.number)
     b.flush()
     return b.chunks

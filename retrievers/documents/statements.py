@@ -1,4 +1,5 @@
-"""The lines that head a financial table: statement titles, unit lines, column headers (fiscal years).
+"""The lines that head a financial table: statement titles, unit lines, column headers (fiscal years or
+short labels such as "股权登记日 除权除息日 派息日" / "Record date Payment date Amount").
 
 In a real filing these sit far above the row that answers a question ("Capital spending (5,207)
 (4,625) (4,240)" is 30 lines under "Consolidated Statement of Cash Flows", "(in millions)" and
@@ -13,6 +14,8 @@ usual names of its kind, which every filing's reader uses alike.
 from __future__ import annotations
 
 import re
+
+from retrievers.documents.labels import label_header
 
 # The usual names of each primary statement (US GAAP / IFRS wording), matched on the printed title,
 # and the textbook analysis measures computed from it (liquidity ratios from the balance sheet, margins
@@ -58,7 +61,17 @@ _UNIT = re.compile(
 _YEAR = re.compile(r"^(fy)?(19|20)\d\d[,.年]?$", re.I)
 # 1,234 / 12.5 / (5,207) / (12) / 15% / $3: an amount; "(1)" is a footnote mark, not one
 _AMOUNT = re.compile(r"\d[\d,]*\.\d|\d,\d{3}|^\(\d[\d,.]*\d|%$|^\$\d")
+# a date a row states: 2022-06-15 / 2023/5/11 / 2022年6月15日 / 2022 年06 月15 日 / 6/15/2022 / June 15, 2022
+_DATE = re.compile(
+    r"(19|20)\d\d\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,2}(?!\d)"
+    r"|(19|20)\d\d\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日"
+    r"|(?<![\d/])\d{1,2}/\d{1,2}/((19|20)\d\d|\d\d)(?![\d/])"
+    r"|\b(January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2},?\s+(19|20)\d\d\b"
+)
 MAX_HEADER_WORDS = 16
+_CLAUSE = re.compile(r"[，。；]")  # Chinese prose; a table row has none
+MAX_ROW_LOWER = 2  # "Balance at January 1, 2020 ..." is a row; "as of December 25, 2021 and ..." is prose
 
 
 def statement_title(line: str) -> bool:
@@ -81,6 +94,27 @@ def statement_title(line: str) -> bool:
 def amount_line(line: str) -> bool:
     """A row that states amounts: a label or not, and at least one number like 1,234 / (5.6) / 12.3%."""
     return sum(1 for t in line.split() if _AMOUNT.search(t)) >= 1
+
+
+def states_date(line: str) -> bool:
+    """A line that states a date: "A股 2023/5/11 2023/5/12", "June 15, 2022 July 1, 2022 $0.25"."""
+    return bool(_DATE.search(line))
+
+
+def dated_row(line: str) -> bool:
+    """A table row of dates: two or more ("A股 2023/5/11 2023/5/12 2023/5/12", "March 1, 2022 March 15,
+    2022 $0.25") and not prose (at most MAX_ROW_LOWER words in lower case, no Chinese clause marks). On the
+    22 FinanceBench dev filings 253 label-like lines stood over a line with a date that is no such row: a
+    signer over his signature line, a subheading over its first sentence ("Verizon Media Divestiture" /
+    "On May 2, 2021, Verizon entered"), a title over "Date: February 14, 2020"; none was a table's head.
+    22 stood over a dated row, all heads of tables ("Period Principal Amount" / "Beginning on August 1,
+    2015 through July 31, 2016 103.875%", "Three months ended" / "June 30, 2022 March 31, 2022")."""
+    words = line.split()
+    return (
+        len(_DATE.findall(line)) >= 2
+        and sum(1 for w in words if w[:1].islower()) <= MAX_ROW_LOWER
+        and not _CLAUSE.search(line)  # "本行将于2022年6月15日至2022年6月20日暂停办理…，H股股权登记日为…"
+    )
 
 
 def states_amounts(lines: list[str]) -> bool:
@@ -109,7 +143,7 @@ def unit_line(line: str) -> bool:
     return len(line) <= 80 and bool(_UNIT.match(line))
 
 
-def column_header(line: str) -> bool:
+def period_header(line: str) -> bool:
     """A line of column headings naming periods: "2022 2021 2020", "Fiscal years ended December 31, 2022,
     December 25, 2021". At least one year, no amount, few words, not a sentence."""
     tokens = line.replace("|", " ").split()
@@ -120,3 +154,10 @@ def column_header(line: str) -> bool:
     years = sum(1 for t in tokens if _YEAR.match(t))
     words = sum(1 for t in tokens if t[:1].isalpha())
     return years >= 2 or (years == 1 and words <= 6)
+
+
+def column_header(line: str, after: str = "") -> bool:
+    """A line of column headings: periods (period_header), or a row of short labels (label_header) over
+    `after`, the line under it, when that line is a row of dates (dated_row). Without the row under it a
+    line of labels is no header: by its form alone "Critical Accounting Estimates" could be one."""
+    return period_header(line) or (label_header(line) and dated_row(after))
