@@ -20,7 +20,6 @@ from evaluate.evaluation import (
     format_summary,
     logger,
     make_judge,
-    select_items,
     variant_name,
     variant_tags,
 )
@@ -31,7 +30,7 @@ from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from programs.runtime.spend import Budget
 from programs.runtime.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, DatasetItem, load_dataset
+from retrievers.dataset import DatasetError, DatasetItem, load_dataset, select
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +98,7 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         ):  # a run keeps its own facts (never scored on another run's), logged with it
             settings = settings.replace(fact_store=str(out_dir / "facts.sqlite"))
         dataset = load_dataset(args.dataset)
-        items = select_items(dataset, args.split, args.seed, args.limit)
+        items = select(dataset, args.split, args.seed, args.limit)
         store = open_store(args.index)
         check_coverage(items, store, args.dataset, args.index)
         program = build_variant(args.program, settings, store, out_dir)

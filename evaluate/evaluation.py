@@ -32,7 +32,7 @@ from programs.runtime.cost_report import cost_figures, cost_lines
 from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.runtime.settings import Settings, build_lm
 from programs.runtime.spend import Budget, BudgetReached, enforced
-from retrievers.dataset import DatasetItem, dataset_hash, split, strip_gold
+from retrievers.dataset import DatasetItem, dataset_hash, strip_gold
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -116,18 +116,6 @@ def build_variant(program_arg: str | None, settings: Settings, store, out_dir: P
             )
         compiled.load(program, program_arg)
     return program
-
-
-def select_items(items: list[DatasetItem], part: str, seed: int, limit: int | None) -> list[DatasetItem]:
-    if part != "all":
-        items = getattr(split(items, seed=seed), part)
-    if limit is not None:
-        if limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {limit})")
-        items = items[:limit]
-    if not items:
-        raise BadInput(f"no questions to run (split {part!r}); use --split all or a larger dataset")
-    return items
 
 
 def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge | None:
