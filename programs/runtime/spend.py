@@ -25,6 +25,7 @@ for is kept and reported.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Iterator
@@ -190,8 +191,23 @@ class Budget:
         )
 
 
+_unreported: contextvars.ContextVar[bool] = contextvars.ContextVar("collate_unreported", default=False)
+
+
+@contextlib.contextmanager
+def unreported() -> Iterator[None]:
+    """Calls made inside are nobody's spending (the LM check before a run: programs/runtime/preflight.py)."""
+    token = _unreported.set(True)
+    try:
+        yield
+    finally:
+        _unreported.reset(token)
+
+
 def report(spent: Spent) -> None:
     """One answered call (counted_lm.CountedLM): to the LM watch's per-stage figures and to every budget in force."""
+    if _unreported.get():
+        return
     with _listeners_lock:
         listeners = list(_listeners)
     for listener in listeners:
