@@ -32,6 +32,7 @@ from programs.runtime.cost_report import cost_figures, cost_lines
 from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.runtime.settings import Settings, build_lm
 from programs.runtime.spend import Budget, BudgetReached, enforced
+from programs.stages.cascade import cascade_line, cascade_summary
 from retrievers.dataset import DatasetItem, dataset_hash, strip_gold
 from signatures.errors import BadInput
 
@@ -259,6 +260,7 @@ def evaluate_program(
             "seconds": round(seconds, 2),
             "total_tokens": tokens,
             **totals(lm_stages),
+            **cascade_summary([a.run_log for a in answered]),  # cascade_* keys, only when one ran
             "lm_stages": lm_stages,
             "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
             **budget_figures(budget, answered),
@@ -355,7 +357,8 @@ def format_summary(summary: dict) -> str:
     cost = cost_lines(
         summary.get("lm_stages") or {}, int((summary.get("cost") or {}).get("facts_saved_calls", 0))
     )
-    return "\n".join([text, *cost, *budget_lines(summary)])
+    cascade = cascade_line(summary)
+    return "\n".join([text, *cost, *([cascade] if cascade else []), *budget_lines(summary)])
 
 
 def budget_lines(summary: dict) -> list[str]:
