@@ -1,12 +1,13 @@
-"""A cheap reader that errs on a known share of facts: the demo reader, corrupted deterministically.
+"""A cheap reader that errs on a known share of documents: the demo reader, corrupted deterministically.
 
 For the extraction cascade (issue 25): `ErringBrain(rate=0.2)` answers every call as the demo reader
-(fakes/brain.py) does, except that in an extraction reply each disclosed fact whose (document, field)
-hashes, with the seed, under `rate` comes back wrong in one of three ways, also chosen by the hash:
-a wrong value (the quote still the page's, so the check finds the value missing from it), a made-up
-quote (not on any page), or "not disclosed". `erred` keeps which (document, field) pairs it corrupted:
-the share a cascade should send to the strong model. `only` limits the errors to chosen documents.
-Routed by model name (`by_model`), one loopback server answers both the cheap and the strong model.
+(fakes/brain.py) does, except in extraction replies: a document whose id hashes, with the seed, under
+`rate` gets ONE of its disclosed facts wrong (the one whose (document, field) hashes lowest), in one
+of three ways, also chosen by the hash: a wrong value (the quote still the page's, so the check finds
+the value missing from it), a made-up quote (on no page), or "not disclosed". One fact, because a
+weak model misreads a field, not a whole filing. `erred` keeps which (document, field) it corrupted
+and how; `only` names the documents to err on instead of a hashed share. Routed by model name
+(`by_model`), one loopback server answers both the cheap and the strong model.
 """
 
 from __future__ import annotations
@@ -31,45 +32,44 @@ def document_id(inputs: dict) -> str:
 
 class ErringBrain(Brain):
     def __init__(
-        self,
-        rate: float = 0.2,
-        seed: int = 0,
-        only: set[str] | None = None,
-        kinds: tuple[str, ...] = KINDS,
+        self, rate: float = 0.2, seed: int = 0, only: set[str] | None = None, kinds: tuple[str, ...] = KINDS
     ):
-        """rate: share of disclosed facts corrupted; only: corrupt these documents' facts (all of their
-        disclosed ones) instead of a hashed share; kinds: the corruptions drawn from."""
+        """rate: share of documents with a wrong fact; only: err on these documents instead;
+        kinds: the corruptions drawn from."""
         super().__init__()
         self.rate, self.seed, self.only, self.kinds = rate, seed, only, kinds
         self.erred: dict[tuple[str, str], str] = {}  # (document, field) -> how it was corrupted
-        self.disclosed: set[tuple[str, str]] = set()  # every disclosed (document, field) it was asked
+        self.documents: set[str] = set()  # every document it was asked to extract from
         self._errs_lock = threading.Lock()
 
-    def hashed(self, doc_id: str, field: str) -> int:
-        return zlib.crc32(f"{self.seed}|{doc_id}|{field}".encode())
+    def hashed(self, *parts: str) -> int:
+        return zlib.crc32("|".join((str(self.seed), *parts)).encode())
 
-    def errs_on(self, doc_id: str, field: str) -> bool:
+    def errs_on(self, doc_id: str) -> bool:
         if self.only is not None:
             return doc_id in self.only
-        return self.hashed(doc_id, field) % 10_000 < self.rate * 10_000
+        return self.hashed(doc_id) % 10_000 < self.rate * 10_000
 
     def outputs(self, parsed: ParsedPrompt) -> dict[str, Any]:
         out = super().outputs(parsed)
         if kind_of_prompt(parsed) != "extract" or not isinstance(out.get("values"), list):
             return out
+        values: list[dict] = list(out["values"])
         doc_id = document_id(parsed.inputs)
-        out["values"] = [self.corrupted(doc_id, v) for v in out["values"]]
-        return out
+        with self._errs_lock:
+            self.documents.add(doc_id)
+        disclosed = [
+            i for i, v in enumerate(values) if v.get("disclosed") and v.get("value") not in (None, "")
+        ]
+        if not disclosed or not self.errs_on(doc_id) or str(parsed.inputs.get("feedback") or "").strip():
+            return out  # a repair call (feedback given) is answered as the reader would
+        pick = min(disclosed, key=lambda i: self.hashed(doc_id, str(values[i].get("field"))))
+        values[pick] = self.corrupted(doc_id, values[pick])
+        return {**out, "values": values}
 
     def corrupted(self, doc_id: str, value: dict) -> dict:
         field = str(value.get("field") or "")
-        if not value.get("disclosed") or value.get("value") in (None, ""):
-            return value
-        with self._errs_lock:
-            self.disclosed.add((doc_id, field))
-        if not self.errs_on(doc_id, field):
-            return value
-        kind = self.kinds[(self.hashed(doc_id, field) // 10_000) % len(self.kinds)]
+        kind = self.kinds[self.hashed(doc_id, field, "kind") % len(self.kinds)]
         with self._errs_lock:
             self.erred[(doc_id, field)] = kind
         if kind == WRONG_VALUE:
