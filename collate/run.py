@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from collate import estimate
 from collate.budget_flags import add_budget_arguments, check_budget_arguments
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
+    estimate.add_estimate_argument(p)
     return p
 
 
@@ -81,6 +83,8 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
+    if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
+        return estimate.for_run(args, inputs_from_compile, check_coverage)
     program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
     origin = compiled.origin(program_file) if program_file is not None and program_file.is_file() else {}
     variant = variant_name(args.program, origin)
