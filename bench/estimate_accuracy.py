@@ -101,7 +101,9 @@ def quiet_main(main, argv: list[str]) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.estimate_accuracy", description=__doc__.splitlines()[0])
     p.add_argument("--demo", default=str(ROOT / "bench" / "out" / "demo"), help="demo corpus + index folder")
-    p.add_argument("--limit", type=int, nargs="+", default=[3, 10, 40], help="questions per run")
+    p.add_argument(
+        "--limit", type=int, nargs="*", default=[3, 10, 40], help="questions per run (none: compile only)"
+    )
     p.add_argument("--compile-limit", type=int, default=3, help="train (and dev) examples of the compile")
     p.add_argument("--max-calls", type=int, default=40, help="the compile's --max-calls")
     args = p.parse_args(argv)
