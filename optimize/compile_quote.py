@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from optimize.call_estimate import estimate
 from optimize.optimizers import FirstScore, OptimizerOptions, get_spec
+from programs.quote import sizes
 from programs.quote.questions import quote_extraction, quote_questions
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter, default_counter
@@ -73,11 +74,12 @@ def quote_compile(
     priced = estimate(job.optimizer, job.stage, trainset, valset, program.catalog, options, predictors)
     first = get_spec(job.optimizer).first_score(len(trainset), len(valset), options, predictors)
     train = [runs_of(e, job.stage) for e in trainset]
-    work = compile_work(job, trainset, valset, first, float(sum(priced.question_calls.values())))
+    work = compile_work(job, trainset, valset, first, run_calls(priced.question_calls))
     traced = train[: max(1, math.ceil(work.train_runs))]
+    read = [ids for _, ids in train + [runs_of(e, job.stage) for e in valset]]
     quote = Quote(
         what=f"collate compile ({job.optimizer}, stage {job.stage}): {len(trainset)} train / {len(valset)} dev",
-        documents=len({d for _, ids in train for d in ids or []}),
+        documents=len({d for ids in read for d in (ids or [d.id for d in program.catalog.documents()])}),
         tokenizer=counter.name,
     )
     quote_one = quote_extraction if job.stage == "extractor" else quote_questions
@@ -99,6 +101,13 @@ def quote_compile(
         quote.notes.append("proposer calls (instructions, reflections) are counted, their tokens are not")
     quote.notes += [n for n in (each[0].notes if each else []) if n.startswith("not counted")]
     return quote.priced(settings)
+
+
+def run_calls(question_calls: dict[str, int]) -> float:
+    """LM calls of one run: call_estimate's clean pass, with the normalizer at its expected share (the
+    rules parsed every demo value) rather than one call: 11 calls a demo run, not 12."""
+    normalize = sizes.NORMALIZE_SHARE if "normalize" in question_calls else 0.0
+    return sum(n for stage, n in question_calls.items() if stage != "normalize") + normalize
 
 
 def runs_of(example, stage: str) -> tuple[str, list[str] | None]:

@@ -35,12 +35,14 @@ def language(text: str) -> str:
 
 
 def fields_for(lang: str, count: int) -> list[FieldSpec]:
-    """`count` representative fields in the filings' language."""
+    """`count` representative fields in the filings' language (the table repeats under new names)."""
     table = sizes.FIELDS[lang]
-    return [
-        FieldSpec(name=name if i < len(table) else f"{name}_{i}", description=desc, type=kind, unit=unit)  # type: ignore[arg-type]
-        for i, (name, desc, kind, unit, _, _) in ((i, table[i % len(table)]) for i in range(count))
-    ]
+    fields = []
+    for i in range(count):
+        name, description, kind, unit, _, _ = table[i % len(table)]
+        spec = {"name": name if i < len(table) else f"{name}_{i}", "description": description}
+        fields.append(FieldSpec.model_validate({**spec, "type": kind, "unit": unit}))
+    return fields
 
 
 def sample_value(spec: FieldSpec, lang: str) -> tuple[str, str]:
@@ -139,22 +141,19 @@ class StagePrompts:
         return ExtractedValue(field=spec.name, disclosed=True, value=value, unit=unit, quote=quote, page=12)
 
     def normalizer(self, question: str, values: int) -> Tokens:
+        """One call for a batch of the question's raw values the rules could not parse."""
         lang = language(question)
         fields = fields_for(lang, max(1, round(sizes.FIELDS_PER_QUESTION)))
-        items = [
-            RawValue(
-                key=f"doc-{i}:{fields[i % len(fields)].name}",
-                field=fields[i % len(fields)].name,
-                value=sample_value(fields[i % len(fields)], lang)[0],
-                unit=sample_value(fields[i % len(fields)], lang)[1],
-                quote=fields[i % len(fields)].description,
+        items = []
+        for i in range(max(1, min(values, self.settings.normalize_batch))):
+            spec = fields[i % len(fields)]
+            value, unit = sample_value(spec, lang)
+            items.append(
+                RawValue(key=f"doc-{i}:{spec.name}", field=spec.name, value=value, unit=unit, quote=value)
             )
-            for i in range(max(1, min(values, self.settings.normalize_batch)))
-        ]
         outputs = {"values": [NormalizedValue(key=item.key, value=15.88) for item in items]}
-        return self.call(
-            self.program.normalizer.normalize, "normalizer", {"field_specs": fields, "items": items}, outputs
-        )
+        inputs = {"field_specs": fields, "items": items}
+        return self.call(self.program.normalizer.normalize, "normalizer", inputs, outputs)
 
     def coder(self, question: str, docs: list[Document]) -> Tokens:
         lang = language(question)

@@ -84,12 +84,15 @@ def test_the_estimate_is_within_25_percent_of_the_run_it_quotes(small_corpus, br
     assert total["calls"] == sum(s["calls"] for s in spent.values()) == brain_server.calls
 
 
-def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(small_corpus, monkeypatch, capsys):
+def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(
+    small_corpus, brain_server, monkeypatch, capsys
+):
     _, index = small_corpus
     monkeypatch.delenv("COLLATE_LM", raising=False)
     code = collate_ask.main(["--index", str(index), "--estimate", "Which company had the highest revenue?"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
+    assert brain_server.calls == 0 and not (index / "facts.sqlite").exists()
     assert "price unknown (no model set)" in printed.out
     assert "an upper bound on documents" in printed.out  # no dataset item: the whole catalog is in scope
     assert "tokens counted with tiktoken" in printed.out
