@@ -18,12 +18,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from collate.budget_flags import check_budget_arguments
 from collate.inputs import BadInput, lm_overrides, open_store
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
 from programs.runtime.settings import Settings
 from programs.runtime.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, load_dataset, strip_gold
+from retrievers.dataset import DatasetError, load_dataset, select, strip_gold
 
 HELP = (
     "print the documents in scope, LM calls and tokens per stage and dollars, then exit: "
@@ -104,7 +105,7 @@ def quote_ask(args, dataset_scope, build, counter: TokenCounter | None = None) -
 
 def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter | None = None) -> Quote:
     """`collate run --estimate`: the dataset's selected questions, answered as one run."""
-    from evaluate.evaluation import FLAT_VARIANTS, build_variant, select_items
+    from evaluate.evaluation import FLAT_VARIANTS, build_variant
     from programs import compiled
     from programs.quote.questions import quote_questions
 
@@ -115,8 +116,9 @@ def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter |
     inputs_from_compile(args, origin, program_file)
     if args.concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
+    check_budget_arguments(args)
     settings = settings_without_lm({**lm_overrides(args), "lm_judge": args.judge})
-    items = select_items(load_dataset(args.dataset), args.split, args.seed, args.limit)
+    items = select(load_dataset(args.dataset), args.split, args.seed, args.limit)
     store = open_store(args.index)
     check_coverage(items, store, args.dataset, args.index)
     program = build_variant(args.program, settings, store, Path(args.out or "runs"))
@@ -131,7 +133,7 @@ def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter |
     )
     if settings.judge_model() and not args.no_judge:
         quote.notes.append("judge: one call per answer the matcher cannot decide, not counted")
-    return quote
+    return capped(quote, args)
 
 
 def quote_compile(args, counter: TokenCounter | None = None) -> Quote:
@@ -182,4 +184,26 @@ def quote_compile(args, counter: TokenCounter | None = None) -> Quote:
     except BadInput:
         print("\n".join(quote.lines()))  # the quote still helps choose the cap the refusal names
         raise
+    return capped(quote, args, flags=("--max-tokens", "--max-usd"))  # the quote is already cut to --max-calls
+
+
+def capped(quote: Quote, args, flags=("--max-calls", "--max-tokens", "--max-usd")) -> Quote:
+    """A note for each cap among `flags` that the quote says the command would reach."""
+    total = quote.totals()
+    spend = {
+        "--max-calls": total["calls"],
+        "--max-tokens": total["tokens_in"] + total["tokens_out"],
+        "--max-usd": total["usd"],
+    }
+    for flag, cap in (
+        ("--max-calls", getattr(args, "max_calls", None)),
+        ("--max-tokens", getattr(args, "max_tokens", None)),
+        ("--max-usd", getattr(args, "max_usd", None)),
+    ):
+        quoted = spend[flag]
+        if flag in flags and cap is not None and quoted is not None and quoted > cap:
+            quote.notes.append(
+                f"{flag} {cap:g} is below the quoted {quoted:,.6g}: the command would stop at the cap "
+                "(a run keeps what it answered; a compile saves the best it found)"
+            )
     return quote

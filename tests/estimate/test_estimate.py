@@ -131,11 +131,27 @@ def test_ask_estimate_refuses_bad_input_like_ask(small_corpus, argv, says, capsy
     assert says in capsys.readouterr().err
 
 
-def test_run_estimate_refuses_bad_input_like_run(small_corpus, tmp_path, capsys):
-    corpus, _ = small_corpus
-    code = collate_run.main(run_argv(corpus, tmp_path / "no-index", tmp_path / "run", "--estimate"))
+@pytest.mark.parametrize(
+    "extra, says",
+    [
+        (["--index", "NO_INDEX"], "build one with python -m retrievers.build"),
+        (["--max-tokens", "0"], "--max-tokens must be above 0"),
+        (["--split", "train", "--limit", "0"], "--limit must be at least 1"),
+        (["--program", "flat-rag"], "quotes the Analyst's stages"),
+    ],
+)
+def test_run_estimate_refuses_bad_input_like_run(small_corpus, tmp_path, extra, says, capsys):
+    corpus, index = small_corpus
+    extra = [str(tmp_path / "no-index") if a == "NO_INDEX" else a for a in extra]
+    code = collate_run.main(run_argv(corpus, index, tmp_path / "run", "--estimate", *extra))
     assert code == 2
-    assert "build one with python -m retrievers.build" in capsys.readouterr().err
+    assert says in capsys.readouterr().err
+
+
+def test_a_cap_below_the_quote_is_named(small_corpus, brain_server, tmp_path, capsys):
+    corpus, index = small_corpus
+    assert collate_run.main(run_argv(corpus, index, tmp_path / "run", "--estimate", "--max-calls", "3")) == 0
+    assert "--max-calls 3 is below the quoted" in capsys.readouterr().out
 
 
 def test_compile_estimate_sends_nothing_and_refuses_a_cap_that_buys_no_candidate(
