@@ -9,6 +9,7 @@ from collate import ask as collate_ask
 from collate import compile as collate_compile
 from collate import estimate
 from collate import run as collate_run
+from evaluate import tracking
 from programs.analyst import build_program
 from programs.batch import answer_batch
 from programs.quote.tokens import CHARS_OVER_FOUR, default_counter
@@ -28,9 +29,23 @@ def run_argv(corpus, index, out, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def test_run_estimate_sends_no_request_and_writes_nothing(small_corpus, brain_server, tmp_path, capsys):
+def no_mlflow(monkeypatch) -> None:
+    """Opening an MLflow run (or even checking its store) fails the test: the quote logs nothing."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("--estimate touched MLflow")
+
+    monkeypatch.setattr(tracking, "start_run", refuse)
+    monkeypatch.setattr(collate_run, "check_store", refuse)
+    monkeypatch.setattr(collate_compile, "check_store", refuse)
+
+
+def test_run_estimate_sends_no_request_and_writes_nothing(
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+):
     corpus, index = small_corpus
     out = tmp_path / "run"
+    no_mlflow(monkeypatch)
     code = collate_run.main(run_argv(corpus, index, out, "--estimate"))
     printed = capsys.readouterr()
     assert code == 0, printed.err
@@ -155,9 +170,10 @@ def test_a_cap_below_the_quote_is_named(small_corpus, brain_server, tmp_path, ca
 
 
 def test_compile_estimate_sends_nothing_and_refuses_a_cap_that_buys_no_candidate(
-    small_corpus, brain_server, tmp_path, capsys
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys
 ):
     corpus, index = small_corpus
+    no_mlflow(monkeypatch)
     argv = [
         "--dataset", str(corpus / "dataset.json"), "--index", str(index), "--optimizer", "bootstrap",
         "--out", str(tmp_path / "compiled.json"), "--limit", "2", "--estimate",
