@@ -1,8 +1,6 @@
 """`python -m evaluate.run`: kept as an entry point; the command lives in collate/run.py."""
 
-import sys
-
-from collate.run import main
+from collate.run import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
