@@ -96,10 +96,9 @@ def resumed_line(journal: AnswerJournal, items: list[DatasetItem]) -> str | None
     return line
 
 
-def interrupted_line(journal: AnswerJournal | None, items: list[DatasetItem], out_given: bool) -> str:
-    """The one line a Ctrl-C prints: how many answers are kept where, and the command that resumes."""
-    if journal is None:
-        return "interrupted before any question was asked: nothing to keep"
+def interrupted_line(journal: AnswerJournal, items: list[DatasetItem], out_given: bool) -> str:
+    """The one line a Ctrl-C prints: how many answers are kept where, and the command that resumes
+    (without --out the same command would start a new folder: the line names this one)."""
     kept = len(journal.answered(item.question_id for item in items))
     again = (
         "run the same command to resume"

@@ -62,11 +62,14 @@ def test_a_question_that_failed_or_was_cut_short_is_asked_again(
     out = tmp_path / "run"
     assert _run(small_corpus, out) == 0
     journal = out / "answers.jsonl"
-    lines = journal.read_text(encoding="utf-8").splitlines()
-    failed = json.loads(lines[0])
-    failed.update(answer="", error="LMServerError: the endpoint fell over")
+    ids = [item.question_id for item in _questions(small_corpus)]
+    rows = {
+        row["question_id"]: row for row in map(json.loads, journal.read_text(encoding="utf-8").splitlines())
+    }
+    failed = {**rows[ids[0]], "answer": "", "error": "LMServerError: the endpoint fell over"}
     # the first question failed; the last one's line was cut short by a kill in the middle of its write
-    journal.write_text(json.dumps(failed) + "\n" + lines[1] + "\n" + lines[2][:40], encoding="utf-8")
+    lines = [json.dumps(failed), json.dumps(rows[ids[1]]), json.dumps(rows[ids[2]])[:40]]
+    journal.write_text("\n".join(lines), encoding="utf-8")
     brain_server.reset_counts()
     capsys.readouterr()
     assert _run(small_corpus, out) == 0
