@@ -106,3 +106,25 @@ def test_other_settings_into_a_run_folder_are_one_line_and_nothing_is_asked(
     assert err.startswith(f"error: --out {out} holds a run with other settings (") and "\n" not in err
     assert "limit 2 now, 3 there" in err and "give a new --out" in err and f"delete {out}" in err
     assert brain_server.calls == 0
+
+
+def test_the_questions_a_budget_cut_are_asked_by_a_rerun_with_a_larger_cap(
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+):
+    """A cap is not part of what a run is (run.json): the same run with a larger one finishes it. (The
+    first plan call alone costs more than this cap, so every question is cut.)"""
+    monkeypatch.setenv("COLLATE_PRICE_IN", "1000")
+    monkeypatch.setenv("COLLATE_PRICE_OUT", "1000")
+    out = tmp_path / "run"
+    assert _run(small_corpus, out, "--max-usd", "0.5") == 1
+    cut = json.loads((out / "summary.json").read_text(encoding="utf-8"))["budget_cut"]
+    ids = [item.question_id for item in _questions(small_corpus)]
+    assert sorted(cut) == sorted(ids)
+    brain_server.reset_counts()
+    capsys.readouterr()
+    assert _run(small_corpus, out) == 0
+    assert _asked(brain_server, "plan", [item.question for item in _questions(small_corpus)]) == [1] * LIMIT
+    err = capsys.readouterr().err
+    assert f"resuming: 0 of {LIMIT} questions already answered" in err and f"({LIMIT} that failed are" in err
+    assert [row["question_id"] for row in _results(out)] == ids
+    assert all(row["error"] is None for row in _results(out))
