@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from collate import ask as collate_ask
@@ -29,6 +31,12 @@ def run_argv(corpus, index, out, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+def stamp(path: Path) -> int | None:
+    """When `path` was last written, or None: the index is shared by the session's tests, so an earlier
+    run may have made its fact store; the quote must not touch it."""
+    return path.stat().st_mtime_ns if path.exists() else None
+
+
 def no_mlflow(monkeypatch) -> None:
     """Opening an MLflow run (or even checking its store) fails the test: the quote logs nothing."""
 
@@ -46,11 +54,13 @@ def test_run_estimate_sends_no_request_and_writes_nothing(
     corpus, index = small_corpus
     out = tmp_path / "run"
     no_mlflow(monkeypatch)
+    facts_before = stamp(index / "facts.sqlite")
     code = collate_run.main(run_argv(corpus, index, out, "--estimate"))
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert brain_server.calls == 0  # not even the 1-token LM check
-    assert not out.exists() and not (index / "facts.sqlite").exists()
+    assert not out.exists()
+    assert stamp(index / "facts.sqlite") == facts_before
     assert f"estimate for collate run: {QUESTIONS} question(s)" in printed.out
     assert "no LM was called" in printed.out and "tokens counted with tiktoken o200k_base" in printed.out
 
@@ -104,10 +114,11 @@ def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(
 ):
     _, index = small_corpus
     monkeypatch.delenv("COLLATE_LM", raising=False)
+    facts_before = stamp(index / "facts.sqlite")
     code = collate_ask.main(["--index", str(index), "--estimate", "Which company had the highest revenue?"])
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert brain_server.calls == 0 and not (index / "facts.sqlite").exists()
+    assert brain_server.calls == 0 and stamp(index / "facts.sqlite") == facts_before
     assert "price unknown (no model set)" in printed.out
     assert "an upper bound on documents" in printed.out  # no dataset item: the whole catalog is in scope
     assert "tokens counted with tiktoken" in printed.out
