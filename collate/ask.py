@@ -25,6 +25,7 @@ from typing import Any
 
 import dspy
 
+from collate import estimate
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from collate.outputs import writable_file, writable_folder
@@ -75,6 +76,7 @@ def parse_args(argv):
     )
     p.add_argument("--no-progress", action="store_true", help="hide the documents done / total display")
     p.add_argument("-v", "--verbose", action="store_true")
+    estimate.add_estimate_argument(p)
     return p.parse_args(argv)
 
 
@@ -217,6 +219,8 @@ def main(argv=None) -> int:
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if args.estimate:  # the quote before spending: no LM call, nothing written
+        return estimate.for_ask(args, dataset_scope, build)
     try:
         question, doc_ids, settings, program, store = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaluate import tracking
 from evaluate.answering import Answered, answer_all
+from evaluate.journal import AnswerJournal
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
@@ -192,6 +194,7 @@ def evaluate_program(
     part: str = "all",
     dataset_file: str | None = None,
     budget: Budget | None = None,
+    journal: AnswerJournal | None = None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
 
@@ -201,6 +204,10 @@ def evaluate_program(
     `budget`: caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd):
     once one is reached every request still to make is refused, so the questions it cuts fail with the
     reason and everything answered before is kept (the judge's scoring calls are not capped).
+    `journal`: OUT/answers.jsonl (evaluate.resume): the questions it holds are not asked again, each new
+    answer is appended as it comes, and the scores, files and MLflow run cover both.
+    On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
+    raised again for the command to say what was kept.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
@@ -214,21 +221,27 @@ def evaluate_program(
         **(params or {}),
     }
     name, run_tags, questions = run_labels(variant, state_hash, items_hash, part, len(items), dataset_file)
-    with tracking.start_run(
-        name,
-        params=all_params,
-        tags={
-            **run_tags,
-            "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
-            **(tags or {}),
-        },
-        dataset=questions,
-    ) as run:
+    with (
+        tracking.start_run(
+            name,
+            params=all_params,
+            tags={
+                **run_tags,
+                "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
+                **(tags or {}),
+            },
+            dataset=questions,
+        ) as run,
+        failed_if_interrupted(run),
+    ):
+        resumed = journal.answered(item.question_id for item in items) if journal is not None else {}
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
             with enforced(budget) if budget is not None else contextlib.nullcontext():
-                answers = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
+                answers = answer_all(
+                    program, [strip_gold(item) for item in items], concurrency, progress, journal
+                )
             answered = answers.answered
             predictions = [
                 {
@@ -246,7 +259,7 @@ def evaluate_program(
         scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
         tokens = sum(
             int(v.get("total_tokens", 0) or 0)
-            for usage in [a.usage for a in answered] + [answers.shared_usage]
+            for usage in [a.usage for a in answered if a.question_id not in resumed] + [answers.shared_usage]
             for v in (usage or {}).values()
             if isinstance(v, dict)
         )
@@ -255,6 +268,7 @@ def evaluate_program(
             **verification_metrics(answered),
             **verified_process(items, answered),
             "errors": sum(a.error is not None for a in answered),
+            "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
             "skipped": len(skipped or {}),  # blank questions of the dataset, not run (retrievers.dataset)
             "skipped_ids": list(skipped or {}),
             "seconds": round(seconds, 2),
@@ -298,6 +312,17 @@ def budget_figures(budget: Budget | None, answered) -> dict:
         "budget_line": budget.ended_line(),
         "budget_cut": cut,
     }
+
+
+@contextlib.contextmanager
+def failed_if_interrupted(run: tracking.TrackedRun) -> Iterator[None]:
+    """Ctrl-C ends the MLflow run FAILED (as any exception does) and tags why: never left RUNNING, and
+    told apart from a crash in the runs table."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        tracking.mark_failed(run.run_id, "interrupted (Ctrl-C): the same command resumes it")
+        raise
 
 
 def run_inputs(params: dict, settings: Settings) -> dict:
