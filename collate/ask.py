@@ -36,6 +36,7 @@ from programs.runtime.preflight import preflight
 from programs.runtime.run_folder import to_jsonable, write_run
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from programs.runtime.stages import ANALYST_STAGES
+from programs.stages.cascade import cascade_line, cascade_summary
 from retrievers.dataset import DatasetError, load_dataset, strip_gold
 
 logger = logging.getLogger(__name__)
@@ -246,7 +247,8 @@ def main(argv=None) -> int:
     usage = tracker.get_total_tokens()
     lm_stages = lm_counts.stages()
     saved = facts_saved(pred)
-    cost = {**cost_figures(lm_stages, saved, settings), "stages": lm_stages}
+    cascade = cascade_summary([getattr(pred, "run_log", None) or {}])  # {} unless a cascade ran
+    cost = {**cost_figures(lm_stages, saved, settings), **cascade, "stages": lm_stages}
     if args.run_dir:
         try:
             write_run(
@@ -286,6 +288,8 @@ def main(argv=None) -> int:
         print(trouble, file=sys.stderr)
     for line in cost_lines(lm_stages, figures=cost):
         print(line, file=sys.stderr)
+    if cascade:
+        print(cascade_line(cascade), file=sys.stderr)
     if error:  # no plan, or not one document read: failed, not answered
         print(f"error: no answer: {' '.join(str(error).split())}", file=sys.stderr)  # one line
         return int(Exit.FAILED)

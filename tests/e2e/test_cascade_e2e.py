@@ -12,6 +12,7 @@ from fakes.brain import Brain
 from fakes.corpus import dataset_items
 from fakes.erring import WRONG_VALUE, ErringBrain, by_model
 from fakes.server import FakeLMServer
+from tests.e2e.test_ask_e2e import doc_ids, item, run_ask, tiny  # noqa: F401 -- fixtures
 
 PRICES = {
     "COLLATE_PRICE_IN": "2",
@@ -55,3 +56,23 @@ def test_collate_run_escalates_the_documents_the_cheap_reader_got_wrong(
     run_log = json.loads(next(out.glob("questions/*/run_log.json")).read_text(encoding="utf-8"))
     assert run_log["cascade"]["escalated"] == {d: "check" for d in wrong_on}
     assert "cascade: 1 of" in capsys.readouterr().out
+
+
+def test_collate_ask_says_what_the_cascade_escalated_and_saved(tiny, item, monkeypatch, capsys, tmp_path):  # noqa: F811
+    wrong_on = {sorted(doc_ids(item))[0]}
+    cheap = ErringBrain(only=wrong_on, kinds=(WRONG_VALUE,))
+    err: list[str] = []
+    with FakeLMServer(by_model({"cheap": cheap}, Brain())) as server:
+        for name, value in {
+            **PRICES,
+            "COLLATE_LM_EXTRACTOR": "openai/cheap-reader",
+            "COLLATE_LM_EXTRACTOR_ESCALATE": server.env()["COLLATE_LM"],
+        }.items():
+            monkeypatch.setenv(name, value)
+        code, out, _ = run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, stderr=err)
+    assert code == 0 and {doc for doc, _ in cheap.erred} == wrong_on
+    cost = out["cost"]
+    assert cost["cascade_escalated"] == 1 and cost["cascade_documents"] == len(doc_ids(item))
+    assert cost["stages"]["escalate"]["calls"] == 1
+    assert 0 < cost["cascade_usd"] < cost["cascade_usd_strong_only"]
+    assert f"cascade: 1 of {len(doc_ids(item))} documents escalated" in err[0]
