@@ -18,9 +18,10 @@ import dspy
 
 from programs.quote import sizes
 from programs.quote.prompts import StagePrompts, Tokens
-from programs.quote.quote import Quote
+from programs.quote.quote import Quote, dollars
 from programs.quote.tokens import TokenCounter, default_counter
 from programs.runtime.lm_endpoint import SchemaJSONAdapter, structured_mode
+from programs.runtime.prices import price_for
 
 # Documents rendered per group of equally-read documents; the rest are priced at the group's mean
 # (a 5,000-filing catalog is quoted in seconds, not by loading every index).
@@ -91,7 +92,30 @@ def quote_questions(
         "an LM call only for what they cannot, about one per question at most)"
     )
     quote.notes.append(NOT_COUNTED.format(rounds=settings.code_rounds))
+    escalation_note(quote, settings)
     return quote.priced(settings)
+
+
+def escalation_note(quote: Quote, settings) -> None:
+    """With a cascade (COLLATE_LM_EXTRACTOR_ESCALATE), what the strong model costs at most: one call per
+    extracted document, each the size of its cheap call. Not in the total: how many documents fail the
+    check is known only after the cheap model has answered (bench/cascade.py: 30% of the demo's
+    documents with a cheap reader wrong on 20% of them, 16% with one that never errs)."""
+    model = settings.lm_extractor_escalate
+    extraction = quote.stages.get("extractor")
+    if not model or extraction is None or not extraction.calls:
+        return
+    price = price_for(settings, "escalate")
+    usd = (
+        "price unknown"
+        if price is None
+        else dollars(price.usd(extraction.tokens_in, extraction.tokens_out), "")
+    )
+    quote.notes.append(
+        f"cascade: {model} is asked only for the documents whose cheap facts fail the check; not in the "
+        f"total: at most {extraction.calls:,.0f} calls, {extraction.tokens_in:,.0f} tokens in, "
+        f"{extraction.tokens_out:,.0f} out, {usd} if every document escalated"
+    )
 
 
 def quote_extraction(

@@ -139,6 +139,36 @@ def test_a_price_gives_dollars_from_the_quoted_tokens(small_corpus, monkeypatch)
     total = quote.totals()
     assert total["usd"] == pytest.approx((2 * total["tokens_in"] + 8 * total["tokens_out"]) / 1e6, rel=1e-3)
     assert not any("upper bound on documents" in n for n in quote.notes)
+    assert not any(n.startswith("cascade:") for n in quote.notes)  # no cascade set, none quoted
+
+
+def test_a_cascade_s_strong_calls_are_quoted_as_a_ceiling_beside_the_total(small_corpus, monkeypatch):
+    corpus, index = small_corpus
+    for name, value in {
+        "COLLATE_LM": "openai/strong-model",
+        "COLLATE_LM_EXTRACTOR": "openai/cheap-model",
+        "COLLATE_LM_EXTRACTOR_ESCALATE": "openai/strong-model",
+        "COLLATE_PRICE_IN": "2",
+        "COLLATE_PRICE_OUT": "8",
+        "COLLATE_PRICE_IN_EXTRACTOR": "0.4",
+        "COLLATE_PRICE_OUT_EXTRACTOR": "1.6",
+        "COLLATE_PRICE_IN_ESCALATE": "2",
+        "COLLATE_PRICE_OUT_ESCALATE": "8",
+    }.items():
+        monkeypatch.setenv(name, value)
+    item = load_dataset(str(corpus / "dataset.json"))[0]
+    args = collate_ask.parse_args(
+        ["--index", str(index), "--dataset", str(corpus / "dataset.json"), "--question-id", item.question_id]
+        + ["--estimate"]
+    )
+    quote = estimate.quote_ask(args, collate_ask.dataset_scope, collate_ask.build)
+    extraction = quote.stages["extractor"]
+    assert extraction.usd == pytest.approx((0.4 * extraction.tokens_in + 1.6 * extraction.tokens_out) / 1e6)
+    ceiling = (2 * extraction.tokens_in + 8 * extraction.tokens_out) / 1e6
+    (note,) = [n for n in quote.notes if n.startswith("cascade:")]
+    assert "openai/strong-model" in note and f"at most {extraction.calls:,.0f} calls" in note
+    assert f"${ceiling:,.4f} if every document escalated" in note
+    assert "escalate" not in quote.stages  # not in the total: the share is known only after the cheap calls
 
 
 @pytest.mark.parametrize(
