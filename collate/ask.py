@@ -182,9 +182,9 @@ def write_report(path: str, question: str, pred, store) -> None:
     )
 
 
-def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
-    """Everything that can fail on the user's input, before any LM call: (question, scope, settings,
-    program, store)."""
+def read_question(args, require_lm: bool = True) -> tuple[str, list[str] | None, Settings]:
+    """The question, its documents (a dataset item's, else None: the whole catalog) and the settings, or
+    BadInput naming the fix. Shared with `--estimate`, which quotes exactly what ask would run."""
     question, doc_ids = args.question, None
     if args.dataset:
         item_question, doc_ids = dataset_scope(args.dataset, args.question_id)
@@ -201,7 +201,13 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
         "reuse_facts_from_any_model": args.reuse_facts_from_any_model,
         **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES},
     }
-    settings = Settings.from_env(overrides)
+    return question, doc_ids, Settings.from_env(overrides, require_lm=require_lm)
+
+
+def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
+    """Everything that can fail on the user's input, before any LM call: (question, scope, settings,
+    program, store)."""
+    question, doc_ids, settings = read_question(args)
     if args.run_dir:
         writable_folder(args.run_dir, "--run-dir")  # before any LM call is paid for
     if args.report:
@@ -221,7 +227,7 @@ def main(argv=None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     if args.estimate:  # the quote before spending: no LM call, nothing written
-        return estimate.for_ask(args, dataset_scope, build)
+        return estimate.for_ask(args, read_question, build)
     try:
         question, doc_ids, settings, program, store = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:

@@ -7,7 +7,7 @@ nothing is written. Without COLLATE_LM the tokens are still quoted and the dolla
 "price unknown (no model set)". The quote itself: programs/quote/ (run, ask) and
 optimize/compile_quote.py (compile). `quote_ask/run/compile(args, ..., counter)` return it (the bench
 counts its tokens the fake server's way); `for_ask/run/compile(args, ...)` print it. The commands pass
-in their own input checks (collate.ask's dataset_scope and build, collate.run's inputs_from_compile and
+in their own input checks (collate.ask's read_question and build, collate.run's inputs_from_compile and
 check_coverage), so the checks are the command's own and this module imports no command.
 """
 
@@ -23,7 +23,6 @@ from collate.inputs import BadInput, lm_overrides, open_store
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
 from programs.runtime.settings import Settings
-from programs.runtime.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, load_dataset, select, strip_gold
 
 HELP = (
@@ -52,9 +51,9 @@ def settings_without_lm(overrides: dict) -> Settings:
     return Settings.from_env(overrides, require_lm=False).replace(fact_reuse=False)
 
 
-def for_ask(args, dataset_scope, build) -> int:
-    """dataset_scope, build: collate.ask's own (passed in: this module sits below the commands)."""
-    return printed(lambda: quote_ask(args, dataset_scope, build))
+def for_ask(args, read_question, build) -> int:
+    """read_question, build: collate.ask's own (passed in: this module sits below the commands)."""
+    return printed(lambda: quote_ask(args, read_question, build))
 
 
 def for_run(args, inputs_from_compile, check_coverage) -> int:
@@ -66,28 +65,13 @@ def for_compile(args) -> int:
     return printed(lambda: quote_compile(args))
 
 
-def quote_ask(args, dataset_scope, build, counter: TokenCounter | None = None) -> Quote:
+def quote_ask(args, read_question, build, counter: TokenCounter | None = None) -> Quote:
     """`collate ask --estimate`: one question over its dataset item's documents, or the whole catalog."""
     from programs.quote.questions import quote_questions
 
     if args.baseline:
         raise BadInput("--estimate quotes the Analyst's stages: drop --baseline (the flat RAG is one call)")
-    question, doc_ids = args.question, None
-    if args.dataset:
-        item_question, doc_ids = dataset_scope(args.dataset, args.question_id)
-        question = question or item_question
-    elif args.question_id:
-        raise BadInput("--question-id needs --dataset DS.json")
-    if not (question or "").strip():
-        raise BadInput('no question: pass "QUESTION" (or --dataset with --question-id)')
-    overrides = {
-        **lm_overrides(args),
-        "k": args.k,
-        "concurrency": args.concurrency,
-        "fact_store": args.fact_store,
-        **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES},
-    }
-    settings = Settings.from_env(overrides, require_lm=False)
+    question, doc_ids, settings = read_question(args, require_lm=False)
     store = open_store(args.index)
     program = build(args, settings.replace(fact_reuse=False), store)
     program.scope(doc_ids)  # documents missing from the index: the error the question would meet

@@ -134,7 +134,7 @@ def test_a_price_gives_dollars_from_the_quoted_tokens(small_corpus, monkeypatch)
         ["--index", str(index), "--dataset", str(corpus / "dataset.json"), "--question-id", item.question_id]
         + ["--estimate"]
     )
-    quote = estimate.quote_ask(args, collate_ask.dataset_scope, collate_ask.build)
+    quote = estimate.quote_ask(args, collate_ask.read_question, collate_ask.build)
     assert quote.documents == len(set(item.doc_ids))
     total = quote.totals()
     assert total["usd"] == pytest.approx((2 * total["tokens_in"] + 8 * total["tokens_out"]) / 1e6, rel=1e-3)
@@ -161,7 +161,7 @@ def test_a_cascade_s_strong_calls_are_quoted_as_a_ceiling_beside_the_total(small
         ["--index", str(index), "--dataset", str(corpus / "dataset.json"), "--question-id", item.question_id]
         + ["--estimate"]
     )
-    quote = estimate.quote_ask(args, collate_ask.dataset_scope, collate_ask.build)
+    quote = estimate.quote_ask(args, collate_ask.read_question, collate_ask.build)
     extraction = quote.stages["extractor"]
     assert extraction.usd == pytest.approx((0.4 * extraction.tokens_in + 1.6 * extraction.tokens_out) / 1e6)
     ceiling = (2 * extraction.tokens_in + 8 * extraction.tokens_out) / 1e6
