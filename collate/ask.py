@@ -25,6 +25,7 @@ from typing import Any
 
 import dspy
 
+from collate import estimate
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from collate.outputs import writable_file, writable_folder
@@ -35,6 +36,7 @@ from programs.runtime.preflight import preflight
 from programs.runtime.run_folder import to_jsonable, write_run
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from programs.runtime.stages import ANALYST_STAGES
+from programs.stages.cascade import cascade_line, cascade_summary
 from retrievers.dataset import DatasetError, load_dataset, strip_gold
 
 logger = logging.getLogger(__name__)
@@ -75,6 +77,7 @@ def parse_args(argv):
     )
     p.add_argument("--no-progress", action="store_true", help="hide the documents done / total display")
     p.add_argument("-v", "--verbose", action="store_true")
+    estimate.add_estimate_argument(p)
     return p.parse_args(argv)
 
 
@@ -179,9 +182,9 @@ def write_report(path: str, question: str, pred, store) -> None:
     )
 
 
-def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
-    """Everything that can fail on the user's input, before any LM call: (question, scope, settings,
-    program, store)."""
+def read_question(args, require_lm: bool = True) -> tuple[str, list[str] | None, Settings]:
+    """The question, its documents (a dataset item's, else None: the whole catalog) and the settings, or
+    BadInput naming the fix. Shared with `--estimate`, which quotes exactly what ask would run."""
     question, doc_ids = args.question, None
     if args.dataset:
         item_question, doc_ids = dataset_scope(args.dataset, args.question_id)
@@ -198,7 +201,13 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
         "reuse_facts_from_any_model": args.reuse_facts_from_any_model,
         **{f"lm_{s}": getattr(args, f"lm_{s}") for s in ANALYST_STAGES},
     }
-    settings = Settings.from_env(overrides)
+    return question, doc_ids, Settings.from_env(overrides, require_lm=require_lm)
+
+
+def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
+    """Everything that can fail on the user's input, before any LM call: (question, scope, settings,
+    program, store)."""
+    question, doc_ids, settings = read_question(args)
     if args.run_dir:
         writable_folder(args.run_dir, "--run-dir")  # before any LM call is paid for
     if args.report:
@@ -217,6 +226,8 @@ def main(argv=None) -> int:
         stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if args.estimate:  # the quote before spending: no LM call, nothing written
+        return estimate.for_ask(args, read_question, build)
     try:
         question, doc_ids, settings, program, store = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:
@@ -242,7 +253,8 @@ def main(argv=None) -> int:
     usage = tracker.get_total_tokens()
     lm_stages = lm_counts.stages()
     saved = facts_saved(pred)
-    cost = {**cost_figures(lm_stages, saved, settings), "stages": lm_stages}
+    cascade = cascade_summary([getattr(pred, "run_log", None) or {}])  # {} unless a cascade ran
+    cost = {**cost_figures(lm_stages, saved, settings), **cascade, "stages": lm_stages}
     if args.run_dir:
         try:
             write_run(
@@ -282,6 +294,8 @@ def main(argv=None) -> int:
         print(trouble, file=sys.stderr)
     for line in cost_lines(lm_stages, figures=cost):
         print(line, file=sys.stderr)
+    if cascade:
+        print(cascade_line(cascade), file=sys.stderr)
     if error:  # no plan, or not one document read: failed, not answered
         print(f"error: no answer: {' '.join(str(error).split())}", file=sys.stderr)  # one line
         return int(Exit.FAILED)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from collate.errors import Exit, exit_process
+
 # command -> (module whose main() it runs, what it does)
 COMMANDS = {
     "synth": ("collate.synth", "generate synthetic filings with ground truth"),
@@ -41,4 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[command][0])
-    return int(module.main(rest) or 0)
+    code = int(module.main(rest) or 0)
+    if code == Exit.INTERRUPTED:  # it said what it kept: end now, not after its threads (exit_process)
+        exit_process(code)
+    return code

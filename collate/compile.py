@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from collate import estimate
 from collate.budget_flags import add_budget_arguments, check_budget_arguments
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_lm_arguments(p, model_help="model id (COLLATE_LM); GEPA reflects with it too")
     p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
     p.add_argument("-v", "--verbose", action="store_true")
+    estimate.add_estimate_argument(p)
     return p
 
 
@@ -85,6 +87,8 @@ def main(argv=None) -> int:
                 f"--threshold must be between 0 and 1, the metric's range (got {args.threshold}): "
                 "above 1 no trace can become a demo"
             )
+        if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
+            return estimate.for_compile(args)
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))

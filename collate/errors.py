@@ -7,13 +7,15 @@ below whichever command they call.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from enum import IntEnum
+from typing import NoReturn
 
 from signatures.errors import BadInput, CollateError
 
-__all__ = ["BadInput", "CollateError", "Exit", "run_main"]
+__all__ = ["BadInput", "CollateError", "Exit", "exit_process", "run_main"]
 
 
 class Exit(IntEnum):
@@ -34,3 +36,22 @@ def run_main(body: Callable[[], int], interrupted: str = "interrupted") -> int:
     except KeyboardInterrupt:
         print(interrupted, file=sys.stderr)
         return int(Exit.INTERRUPTED)
+
+
+def exit_process(code: int) -> NoReturn:
+    """End the process with a command's exit code; after a Ctrl-C (Exit.INTERRUPTED), at once.
+
+    Why: at exit Python joins every worker thread of every ThreadPoolExecutor, after each has run what
+    was queued for it. After Ctrl-C a worker may be blocked in an HTTP call to the LM for minutes, and
+    the queued questions would each be asked (and paid for) before the process ends. The command has
+    already kept what it did and said so in its line: nothing is left to wait for. Only for a process's
+    entry point: main(argv) itself returns the code, so tests and other commands can call it.
+    """
+    if code == Exit.INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe: nothing more can be said anyway
+                pass
+        os._exit(code)
+    sys.exit(code)

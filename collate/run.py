@@ -6,9 +6,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
+from collate import estimate
 from collate.budget_flags import add_budget_arguments, check_budget_arguments
-from collate.errors import Exit
+from collate.errors import Exit, exit_process, run_main
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
 from evaluate import tracking
@@ -20,10 +22,10 @@ from evaluate.evaluation import (
     format_summary,
     logger,
     make_judge,
-    select_items,
     variant_name,
     variant_tags,
 )
+from evaluate.resume import interrupted_line, open_run_folder, resumed_line, run_settings
 from evaluate.scoring import unanswered_warnings
 from evaluate.store_check import check_store
 from programs import compiled
@@ -31,7 +33,7 @@ from programs.runtime.preflight import preflight
 from programs.runtime.settings import NoLMConfigured, Settings, configure
 from programs.runtime.spend import Budget
 from programs.runtime.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, DatasetItem, load_dataset
+from retrievers.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         "dataset a compiled program's compile recorded, which it trained on)",
     )
     p.add_argument("--seed", type=int, help="seed of the split (default 0, or the compile's)")
-    p.add_argument("--out", help="run folder (default runs/<variant>-<time>)")
+    p.add_argument(
+        "--out",
+        help="run folder (default runs/<variant>-<time>); answers are appended to OUT/answers.jsonl as they "
+        "come, so the same command with the same --out resumes a stopped run (Ctrl-C: exit 130), asking "
+        "only what is missing",
+    )
     p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
     p.add_argument(
         "--max-calls",
@@ -74,14 +81,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
+    estimate.add_estimate_argument(p)
     return p
 
 
 def main(argv=None, *, lm_checked: bool = False) -> int:
     """lm_checked: the caller (collate demo) already made the preflight call."""
+    # a Ctrl-C during the answering says what was kept (below); before it, nothing was asked
+    return run_main(
+        lambda: _main(argv, lm_checked), "interrupted before any question was asked: nothing to keep"
+    )
+
+
+def entry() -> NoReturn:
+    """`python -m evaluate.run`: main(), then the process ends with its code (at once after Ctrl-C)."""
+    exit_process(main())
+
+
+def _main(argv, lm_checked: bool) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
+    if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
+        return estimate.for_run(args, inputs_from_compile, check_coverage)
     program_file = Path(args.program) if args.program and args.program not in FLAT_VARIANTS else None
     origin = compiled.origin(program_file) if program_file is not None and program_file.is_file() else {}
     variant = variant_name(args.program, origin)
@@ -99,15 +121,29 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         ):  # a run keeps its own facts (never scored on another run's), logged with it
             settings = settings.replace(fact_store=str(out_dir / "facts.sqlite"))
         dataset = load_dataset(args.dataset)
-        items = select_items(dataset, args.split, args.seed, args.limit)
+        items = select(dataset, args.split, args.seed, args.limit)
         store = open_store(args.index)
         check_coverage(items, store, args.dataset, args.index)
         program = build_variant(args.program, settings, store, out_dir)
         configure(settings, program)
         judge = None if args.no_judge else make_judge(settings, out_dir)
+        same_run = run_settings(  # what a rerun into this --out must match to resume it
+            dataset_file=str(args.dataset),
+            items_hash=dataset_hash(items),
+            split=args.split,
+            seed=args.seed,
+            limit=args.limit,
+            variant=variant,
+            program_hash=compiled.program_hash(program),
+            models=settings.models_under_test(),
+        )
+        journal = open_run_folder(out_dir, same_run)
+        asking = len(journal.answered(item.question_id for item in items)) < len(items)
         if not lm_checked:  # a dead LM is one line and exit 2, not a run of failed questions
             stages: list[str | None] = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
-            preflight(settings, stages + ([] if judge is None else ["judge"]))
+            stages = (stages if asking else []) + ([] if judge is None else ["judge"])
+            if stages:  # every answer kept from a stopped run: only the judge (if any) is called
+                preflight(settings, stages)
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -119,26 +155,33 @@ def main(argv=None, *, lm_checked: bool = False) -> int:
         "out": str(out_dir),
         "program_file": args.program or "",
     }
-    result = evaluate_program(
-        program,
-        items,
-        variant=variant,
-        settings=settings,
-        out_dir=out_dir,
-        concurrency=args.concurrency,
-        judge=judge,
-        params=params,
-        autolog=not args.no_autolog,
-        progress=not args.no_progress,
-        program_file=program_file,
-        tags={**variant_tags(args.program, origin), **paths},
-        pdf_lookup=getattr(store, "pdf_path", None),
-        ocr_lookup=getattr(store, "ocr_lines", None),
-        skipped=dataset.skipped,
-        part=args.split,
-        dataset_file=str(args.dataset),
-        budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
-    )
+    if resumed := resumed_line(journal, items):
+        print(resumed, file=sys.stderr)
+    try:
+        result = evaluate_program(
+            program,
+            items,
+            variant=variant,
+            settings=settings,
+            out_dir=out_dir,
+            concurrency=args.concurrency,
+            judge=judge,
+            params=params,
+            autolog=not args.no_autolog,
+            progress=not args.no_progress,
+            program_file=program_file,
+            tags={**variant_tags(args.program, origin), **paths},
+            pdf_lookup=getattr(store, "pdf_path", None),
+            ocr_lookup=getattr(store, "ocr_lines", None),
+            skipped=dataset.skipped,
+            part=args.split,
+            dataset_file=str(args.dataset),
+            budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
+            journal=journal,
+        )
+    except KeyboardInterrupt:  # the MLflow run is marked; the answers finished so far are on disk
+        print(interrupted_line(journal, items, out_given=args.out is not None), file=sys.stderr)
+        return int(Exit.INTERRUPTED)
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
         print(line, file=sys.stderr)
@@ -207,4 +250,4 @@ def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) ->
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

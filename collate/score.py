@@ -19,11 +19,11 @@ from pathlib import Path
 
 from collate.inputs import parse_cli
 from evaluate.judge import AnswerJudge, JudgeCache
-from evaluate.run_reading import PARTS, SavedRun, load_records, read_run, select_questions
+from evaluate.run_reading import SavedRun, load_records, read_run
 from evaluate.score_report import text_report
 from evaluate.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
 from programs.runtime.settings import SELF_JUDGE, NoLMConfigured, Settings
-from retrievers.dataset import DatasetError, dataset_hash, load_dataset
+from retrievers.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,7 +85,7 @@ def _questions(args, saved: SavedRun) -> tuple[list, list[str], dict[str, str]]:
     own_choice = args.split is None and args.seed is None
     limit = args.limit if args.limit is not None else (inputs.get("limit") if own_choice else None)
     loaded = load_dataset(dataset)
-    items = select_questions(loaded, part, seed, limit)
+    items = select(loaded, part, seed, limit)
     notes = [
         f"questions: {len(items)} of {dataset} (split {part}, seed {seed}{f', first {limit}' if limit else ''})"
     ]

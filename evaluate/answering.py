@@ -7,6 +7,8 @@ requests and gives the same answers at any concurrency; another program (flat RA
 question on its own thread. Threads run in a copy of the caller's context, because DSPy keeps its
 settings (LM, adapter, usage tracker) in context variables. A question whose program raised or
 returned an error (no plan, no document readable) is failed, with its reason, never answered.
+Each question's outcome can be kept the moment it is finished (evaluate.journal), and the questions
+a stopped run already answered are not asked again (evaluate.resume).
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from __future__ import annotations
 import contextvars
 import logging
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import dspy
 
+from evaluate.interruptible import interruptible
 from programs.analyst import Analyst
 from programs.batch import answer_batch
 from programs.protocols import Program
@@ -65,6 +70,17 @@ class Answers:
     answered: list[Answered]
     shared_usage: dict = field(default_factory=dict)
     documents_from_store: int = 0  # extraction calls the fact store saved (programs.batch)
+
+
+class Journal(Protocol):
+    """Where answers are kept as they come (evaluate.journal.AnswerJournal; a protocol, so this lower
+    module does not import it)."""
+
+    def answered(self, question_ids: Iterable[str]) -> dict[str, Answered]: ...
+
+    def append(self, answered: Answered) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def public(item: PublicItem) -> PublicItem:
@@ -123,14 +139,49 @@ def fail(out: Answered, exc: Exception) -> Answered:
 
 
 def answer_all(
-    program: Program, items: list[PublicItem], concurrency: int = 2, progress: bool = True
+    program: Program,
+    items: list[PublicItem],
+    concurrency: int = 2,
+    progress: bool = True,
+    journal: Journal | None = None,
 ) -> Answers:
-    """Answers in the order of `items`, `concurrency` questions at a time."""
+    """Answers in the order of `items`, `concurrency` questions at a time.
+
+    With a `journal` (evaluate.journal), the questions it holds an answer to are not asked again, and
+    each new outcome is appended to it as soon as it is finished. The questions are answered off the
+    main thread (evaluate.interruptible): on Ctrl-C this raises KeyboardInterrupt at once, and the
+    journal is closed first, so it holds exactly what was finished by then."""
     if concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1 (got {concurrency})")
     items = [public(item) for item in items]
+    kept = journal.answered(item.question_id for item in items) if journal is not None else {}
+    todo = [item for item in items if item.question_id not in kept]
+    keep = journal.append if journal is not None else None
+    try:
+        fresh = interruptible(lambda: _answer(program, todo, concurrency, progress, keep)) if todo else None
+    except KeyboardInterrupt:
+        if journal is not None:
+            journal.close()  # a question the abandoned threads still finish is not written
+        if progress:  # the caller's line starts below the progress bars, not at the end of one
+            print(file=sys.stderr)
+        raise
+    if fresh is None:  # every question kept from an earlier run: nothing was asked
+        return Answers([kept[item.question_id] for item in items])
+    by_id = {**kept, **{a.question_id: a for a in fresh.answered}}
+    return Answers(
+        [by_id[item.question_id] for item in items], fresh.shared_usage, fresh.documents_from_store
+    )
+
+
+def _answer(
+    program: Program,
+    items: list[PublicItem],
+    concurrency: int,
+    progress: bool,
+    keep: Callable[[Answered], None] | None,
+) -> Answers:
     if isinstance(program, Analyst):
-        return answer_together(program, items, concurrency, progress)
+        return answer_together(program, items, concurrency, progress, keep)
     results: dict[int, Answered] = {}
     bar = _bar(len(items), progress, "questions", "q")
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="question") as pool:
@@ -139,7 +190,9 @@ def answer_all(
             for i, item in enumerate(items)
         }
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            results[futures[future]] = answered = future.result()
+            if keep is not None:
+                keep(answered)
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -147,28 +200,49 @@ def answer_all(
     return Answers([results[i] for i in range(len(items))])
 
 
-def answer_together(program: Analyst, items: list[PublicItem], concurrency: int, progress: bool) -> Answers:
-    """The Analyst's run: every question planned, each document extracted once, each question finished."""
+def answer_together(
+    program: Analyst,
+    items: list[PublicItem],
+    concurrency: int,
+    progress: bool,
+    keep: Callable[[Answered], None] | None = None,
+) -> Answers:
+    """The Analyst's run: every question planned, each document extracted once, each question finished
+    (and kept, if `keep`) as soon as it is."""
     documents, questions = DocumentBar(progress), _bar(len(items), progress, "questions", "q")
     start = time.perf_counter()
+    answered: dict[int, Answered] = {}
+    lock = threading.Lock()
+
+    def finished(i: int, result, usage: dict) -> None:
+        item = items[i]
+        out = Answered(item.question_id, item.question, list(item.doc_ids))
+        out = fail(out, result) if isinstance(result, Exception) else fill(out, result, usage)
+        with lock:
+            answered[i] = out
+            # the run's time so far, shared by the questions finished so far: they share their planning
+            # and extraction, so no question has a time of its own
+            out.seconds = round((time.perf_counter() - start) / len(answered), 3)
+        if keep is not None:
+            keep(out)
+        if questions is not None:
+            questions.update(1)
+
     try:
         batch = answer_batch(
             program,
             [(item.question, list(item.doc_ids) or None) for item in items],
             concurrency,
-            on_answered=(lambda _i: questions.update(1)) if questions is not None else None,
+            on_answered=finished,
             on_document=documents,
         )
     finally:
         documents.close()
         if questions is not None:
             questions.close()
-    seconds = round((time.perf_counter() - start) / max(1, len(items)), 3)  # the run's time, shared
-    answered = []
-    for item, result, usage in zip(items, batch.results, batch.usage, strict=True):
-        out = Answered(item.question_id, item.question, list(item.doc_ids), seconds=seconds)
-        answered.append(fail(out, result) if isinstance(result, Exception) else fill(out, result, usage))
-    return Answers(answered, to_jsonable(batch.shared_usage), batch.documents_from_store)
+    return Answers(
+        [answered[i] for i in range(len(items))], to_jsonable(batch.shared_usage), batch.documents_from_store
+    )
 
 
 class DocumentBar:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaluate import tracking
 from evaluate.answering import Answered, answer_all
+from evaluate.journal import AnswerJournal
 from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
@@ -32,7 +34,8 @@ from programs.runtime.cost_report import cost_figures, cost_lines
 from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.runtime.settings import Settings, build_lm
 from programs.runtime.spend import Budget, BudgetReached, enforced
-from retrievers.dataset import DatasetItem, dataset_hash, split, strip_gold
+from programs.stages.cascade import cascade_line, cascade_summary
+from retrievers.dataset import DatasetItem, dataset_hash, strip_gold
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -118,18 +121,6 @@ def build_variant(program_arg: str | None, settings: Settings, store, out_dir: P
     return program
 
 
-def select_items(items: list[DatasetItem], part: str, seed: int, limit: int | None) -> list[DatasetItem]:
-    if part != "all":
-        items = getattr(split(items, seed=seed), part)
-    if limit is not None:
-        if limit < 1:
-            raise BadInput(f"--limit must be at least 1 (got {limit})")
-        items = items[:limit]
-    if not items:
-        raise BadInput(f"no questions to run (split {part!r}); use --split all or a larger dataset")
-    return items
-
-
 def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge | None:
     """The judge named by COLLATE_LM_JUDGE / --judge ("self": the model under test, tagged), or None:
     with none, what the matcher cannot decide is reported undecided (issue 21: no model grades itself
@@ -203,6 +194,7 @@ def evaluate_program(
     part: str = "all",
     dataset_file: str | None = None,
     budget: Budget | None = None,
+    journal: AnswerJournal | None = None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
 
@@ -212,6 +204,10 @@ def evaluate_program(
     `budget`: caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd):
     once one is reached every request still to make is refused, so the questions it cuts fail with the
     reason and everything answered before is kept (the judge's scoring calls are not capped).
+    `journal`: OUT/answers.jsonl (evaluate.resume): the questions it holds are not asked again, each new
+    answer is appended as it comes, and the scores, files and MLflow run cover both.
+    On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
+    raised again for the command to say what was kept.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
@@ -225,21 +221,27 @@ def evaluate_program(
         **(params or {}),
     }
     name, run_tags, questions = run_labels(variant, state_hash, items_hash, part, len(items), dataset_file)
-    with tracking.start_run(
-        name,
-        params=all_params,
-        tags={
-            **run_tags,
-            "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
-            **(tags or {}),
-        },
-        dataset=questions,
-    ) as run:
+    with (
+        tracking.start_run(
+            name,
+            params=all_params,
+            tags={
+                **run_tags,
+                "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
+                **(tags or {}),
+            },
+            dataset=questions,
+        ) as run,
+        failed_if_interrupted(run),
+    ):
+        resumed = journal.answered(item.question_id for item in items) if journal is not None else {}
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
         with tracking.dspy_autolog(autolog):
             with enforced(budget) if budget is not None else contextlib.nullcontext():
-                answers = answer_all(program, [strip_gold(item) for item in items], concurrency, progress)
+                answers = answer_all(
+                    program, [strip_gold(item) for item in items], concurrency, progress, journal
+                )
             answered = answers.answered
             predictions = [
                 {
@@ -257,7 +259,7 @@ def evaluate_program(
         scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
         tokens = sum(
             int(v.get("total_tokens", 0) or 0)
-            for usage in [a.usage for a in answered] + [answers.shared_usage]
+            for usage in [a.usage for a in answered if a.question_id not in resumed] + [answers.shared_usage]
             for v in (usage or {}).values()
             if isinstance(v, dict)
         )
@@ -266,11 +268,13 @@ def evaluate_program(
             **verification_metrics(answered),
             **verified_process(items, answered),
             "errors": sum(a.error is not None for a in answered),
+            "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
             "skipped": len(skipped or {}),  # blank questions of the dataset, not run (retrievers.dataset)
             "skipped_ids": list(skipped or {}),
             "seconds": round(seconds, 2),
             "total_tokens": tokens,
             **totals(lm_stages),
+            **cascade_summary([a.run_log for a in answered]),  # cascade_* keys, only when one ran
             "lm_stages": lm_stages,
             "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
             **budget_figures(budget, answered),
@@ -308,6 +312,17 @@ def budget_figures(budget: Budget | None, answered) -> dict:
         "budget_line": budget.ended_line(),
         "budget_cut": cut,
     }
+
+
+@contextlib.contextmanager
+def failed_if_interrupted(run: tracking.TrackedRun) -> Iterator[None]:
+    """Ctrl-C ends the MLflow run FAILED (as any exception does) and tags why: never left RUNNING, and
+    told apart from a crash in the runs table."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        tracking.mark_failed(run.run_id, "interrupted (Ctrl-C): the same command resumes it")
+        raise
 
 
 def run_inputs(params: dict, settings: Settings) -> dict:
@@ -367,7 +382,8 @@ def format_summary(summary: dict) -> str:
     cost = cost_lines(
         summary.get("lm_stages") or {}, int((summary.get("cost") or {}).get("facts_saved_calls", 0))
     )
-    return "\n".join([text, *cost, *budget_lines(summary)])
+    cascade = cascade_line(summary)
+    return "\n".join([text, *cost, *([cascade] if cascade else []), *budget_lines(summary)])
 
 
 def budget_lines(summary: dict) -> list[str]:

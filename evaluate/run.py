@@ -1,8 +1,8 @@
 """`python -m evaluate.run`: kept as an entry point; the command lives in collate/run.py."""
 
-import sys
+from collate.run import entry, main
 
-from collate.run import main
+__all__ = ["main"]  # evaluate.run.main(argv): how scripts and tests have called it
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluate.scoring import InputError, as_facts, check_predictions
-from retrievers.dataset import DatasetItem, read_json_file, split
+from retrievers.dataset import read_json_file
 
 ANSWER_FILES = ("results.jsonl", "agent_output.json")  # in order of preference: results hold errors
-PARTS = ("all", "train", "dev", "test")
 ERROR_PREFIX = "ERROR: "  # agent_output.json's code_resp of a question that failed
 
 
@@ -131,20 +130,6 @@ def _records(entry: Mapping, where: str):
     if "retrieved_chunks" in entry:
         return []
     return None
-
-
-def select_questions(items: list[DatasetItem], part: str, seed: int, limit: int | None) -> list[DatasetItem]:
-    """The questions a run answered: one part of the seeded split, then the first `limit`. The same
-    choice as evaluate.evaluation.select_items, kept here so scoring needs no MLflow import (5 s)."""
-    if part not in PARTS:
-        raise InputError(f"unknown split {part!r}: use one of {', '.join(PARTS)}")
-    if part != "all":
-        items = getattr(split(items, seed=seed), part)
-    if limit:
-        items = items[:limit]
-    if not items:
-        raise InputError(f"no questions in split {part!r} of the dataset; use --split all")
-    return items
 
 
 def load_records(path: str | Path) -> dict[str, dict[str, dict[str, Any]]]:

@@ -30,7 +30,7 @@ DEFAULT_EXPERIMENT = "collate"
 MAX_PARAM_CHARS = 6000
 
 # MLflow names, grouped by what they measure: `acc/` sorts first on the compare page and in the column
-# picker (both list metrics alphabetically), then answers/, budget/, cost/, dev/, facts/, lm/, program/, time/, tokens/.
+# picker (both list metrics alphabetically), then answers/, budget/, cascade/, cost/, dev/, facts/, lm/, program/, time/, tokens/.
 # Callers log the names of a run summary (final_accuracy, lm_calls_planner, ...); the MLflow names are
 # decided here, once. (summary prefix, MLflow prefix): the first rule that matches renames; a name no
 # rule matches (autolog's `eval`, ...) is logged as it is.
@@ -50,6 +50,7 @@ METRIC_GROUPS = [
     ("cost_usd", "cost/usd"),  # cost/usd, cost/usd_<stage>: dollars of the priced calls
     ("cost_", "cost/"),  # cost/unpriced_calls(_<stage>): calls whose model has no known price
     ("tokens_", "tokens/"),  # tokens/in, tokens/out, tokens/in_<stage>, ...
+    ("cascade_", "cascade/"),  # cascade/share, cascade/saved_usd, ...: the extraction cascade's figures
     ("max_tokens", "budget/max_tokens"),
     ("max_usd", "budget/max_usd"),
     ("dev_lm_calls", "dev/lm_calls"),

@@ -174,6 +174,7 @@ def assemble(
             "passages": extracted.passages,
             "merges": [vars(m) for m in extracted.merges],
             "repair_calls": extracted.repair_calls,
+            "escalated": extracted.escalated,  # document -> why the cascade's strong model was asked
         },
         "normalize": {"records": normalized.records, "notes": normalized.notes, "nulled": normalized.nulled},
         "code": {"attempts": analysis.attempts, "result": analysis.result},
@@ -187,6 +188,9 @@ def assemble(
             "citations": [c.model_dump() for c in answered.citations],
         },
     }
+    run_log = build_run_log(question, planned.assignments, extracted.facts, extracted.failures)
+    if extracted.cascade is not None:  # per document: escalated or not, dollars paid and strong-only
+        run_log["cascade"] = trace["extract"]["cascade"] = extracted.cascade
     return ProgramResult(
         answer=answered.answer,
         records=records,
@@ -196,7 +200,7 @@ def assemble(
         missing=extracted.failures,
         facts=extracted.facts,
         plan=planned.plan,
-        run_log=build_run_log(question, planned.assignments, extracted.facts, extracted.failures),
+        run_log=run_log,
         warnings=planned.warnings,
         trace=trace,
         coverage=covered.to_dict(),
@@ -221,6 +225,7 @@ def build_program(settings: Settings, store: DocumentStore, facts: FactStore | N
             matcher=FieldMatcher() if settings.fuzzy_reuse else None,
             any_model=settings.reuse_facts_from_any_model,
             repair=settings.repair_facts,
+            escalate=bool(settings.lm_extractor_escalate),
         ),
         normalizer=Normalizer(batch_size=settings.normalize_batch),
         code_writer=CodeWriter(

@@ -49,13 +49,14 @@ def answer_batch(
     program: Analyst,
     questions: list[tuple[str, list[str] | None]],
     concurrency: int = 2,
-    on_answered: Callable[[int], None] | None = None,
+    on_answered: Callable[[int, ProgramResult | Exception, dict], None] | None = None,
     on_document=None,
 ) -> BatchAnswers:
     """(question, document ids or None) pairs answered by an Analyst as one run.
 
-    on_answered(index) as each question is finished; on_document(done, total, outcome) as each
-    document's extraction is (the extractor's own progress hook)."""
+    on_answered(index, result or exception, its LM usage) as each question is finished, on the thread
+    that finished it (a caller can keep each answer as it comes: evaluate.journal); on_document(done,
+    total, outcome) as each document's extraction is (the extractor's own progress hook)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1 (got {concurrency})")
 
@@ -95,8 +96,12 @@ def answer_batch(
         extracted = shared.split(i, plan_or_result, extractions)
         return program.conclude(question, scope, plan_or_result, extracted)
 
+    def answered(i: int, result: ProgramResult | Exception, finish_usage: dict) -> None:
+        if on_answered is not None:  # the question's whole usage, as in BatchAnswers.usage
+            on_answered(i, result, add_usage(usage[i], finish_usage))
+
     try:
-        results, finish_usage = in_order(finish, len(questions), concurrency, on_answered)
+        results, finish_usage = in_order(finish, len(questions), concurrency, answered)
     finally:
         program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
     return BatchAnswers(
@@ -128,7 +133,7 @@ def in_order(fn, count: int, concurrency: int, on_done=None) -> tuple[list, list
             traces[i] = list(dspy.settings.trace or [])
         usage[i] = tracker.get_total_tokens()
         if on_done is not None:
-            on_done(i)
+            on_done(i, results[i], usage[i])
 
     with ThreadPoolExecutor(
         max_workers=max(1, min(concurrency, count)), thread_name_prefix="question"

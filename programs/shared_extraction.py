@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from programs.runtime.facts import Merge
+from programs.stages.cascade import cascade_part
 from programs.stages.extractor import Extraction
 from programs.stages.planner import Planned, fields_of
 from signatures.types import DocumentFailure, Fact, FieldSpec, Restriction, SubQuery
@@ -145,4 +146,6 @@ class SharedExtraction:
             repair_calls=len(repaired),
             asked=asked,
             repaired=repaired,
+            escalated={d: why for e in extractions for d, why in e.escalated.items() if d in asked},
+            cascade=cascade_part([e.cascade for e in extractions], asked),
         )

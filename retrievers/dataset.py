@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from retrievers.textfile import EncodingProblem, read_text
 from retrievers.years import fiscal_year
+from signatures.errors import BadInput
 from signatures.types import IDENTITY_FIELDS
 
 logger = logging.getLogger(__name__)
@@ -254,6 +255,25 @@ def split(
         parts["dev"] += group[n_train : n_train + n_dev]
         parts["test"] += group[n_train + n_dev :]
     return Split(**parts)
+
+
+PARTS = ("all", "train", "dev", "test")
+
+
+def select(items: list[DatasetItem], part: str, seed: int, limit: int | None) -> list[DatasetItem]:
+    """The questions a run answers: one part of the seeded split, then the first `limit`. The one rule,
+    shared by the run that answers them and the scoring that reads its answers again."""
+    if part not in PARTS:
+        raise BadInput(f"unknown split {part!r}: use one of {', '.join(PARTS)}")
+    if part != "all":
+        items = getattr(split(items, seed=seed), part)
+    if limit is not None:
+        if limit < 1:
+            raise BadInput(f"--limit must be at least 1 (got {limit})")
+        items = items[:limit]
+    if not items:
+        raise BadInput(f"no questions in split {part!r} of the dataset; use --split all or a larger dataset")
+    return items
 
 
 def dataset_hash(items: list[DatasetItem]) -> str:

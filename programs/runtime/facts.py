@@ -68,15 +68,19 @@ COLUMNS = (
 @dataclass(frozen=True)
 class Reuse:
     """Which stored facts a lookup may return: those of this model and extractor prompt (unless
-    any_model), by exact description, or by meaning when a matcher is given."""
+    any_model), by exact description, or by meaning when a matcher is given. `also`: the other
+    (model, prompt) pairs of an extraction cascade (programs/stages/cascade.py), whose strong model's
+    facts an escalated document reuses; a fact of any model outside these is never reused."""
 
     model: str = ""
     prompt_version: str = ""
     any_model: bool = False
     matcher: FieldMatcher | None = None  # None = exact descriptions only
+    also: tuple[tuple[str, str], ...] = ()
 
     def allows(self, fact: Fact) -> bool:
-        return self.any_model or (fact.model == self.model and fact.prompt_version == self.prompt_version)
+        made_by = (fact.model, fact.prompt_version)
+        return self.any_model or made_by == (self.model, self.prompt_version) or made_by in self.also
 
 
 @dataclass

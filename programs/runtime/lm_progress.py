@@ -29,6 +29,8 @@ from collections import defaultdict
 import dspy
 from dspy.utils.callback import BaseCallback
 
+from programs.runtime import spend
+from programs.runtime.spend import refusal
 from programs.runtime.stages import STAGES
 
 logger = logging.getLogger(__name__)
@@ -44,6 +46,7 @@ COUNTS = (
     "usd",
     "unpriced_calls",
     "cache_hits",
+    "refused_calls",
 )
 FRACTIONAL = ("seconds", "usd")  # the counts that are not whole numbers
 # count -> the name a run summary and an MLflow metric give it (lm_parse_failures, lm_parse_failures_<stage>)
@@ -57,6 +60,7 @@ METRIC_NAMES = {
     "usd": "cost_usd",
     "unpriced_calls": "cost_unpriced_calls",
     "cache_hits": "lm_cache_hits",
+    "refused_calls": "lm_refused_calls",
 }
 
 
@@ -120,6 +124,10 @@ class LMWatch(BaseCallback):
             if call is None:
                 return
             counts = self._counts[call["stage"]]
+            if refusal(exception):  # a budget refused it: nothing left for the LM, so no call and no error
+                counts["calls"] -= 1
+                counts["refused_calls"] += 1
+                return
             counts["seconds"] += time.monotonic() - call["started"]
             if exception is not None:
                 counts["lm_errors"] += 1
@@ -129,7 +137,7 @@ class LMWatch(BaseCallback):
             with self._lock:
                 self._counts[self._stage()]["parse_failures"] += 1
 
-    def spend(self, spent) -> None:
+    def add(self, spent) -> None:
         """What one answered call spent (a counted_lm.Spent), under the stage whose predictor made it."""
         with self._lock:
             counts = self._counts[self._stage()]
@@ -190,8 +198,13 @@ def stage_labels(program) -> dict[int, str]:
 
 def install(watch: LMWatch) -> LMWatch:
     """Register `watch` as DSPy's global callback, replacing an LMWatch a previous configure() left."""
-    others = [c for c in (dspy.settings.get("callbacks") or []) if not isinstance(c, LMWatch)]
+    callbacks = dspy.settings.get("callbacks") or []
+    others = [c for c in callbacks if not isinstance(c, LMWatch)]
     dspy.configure(callbacks=others + [watch])
+    for old in callbacks:
+        if isinstance(old, LMWatch):
+            spend.detach(old)
+    spend.attach(watch)  # hears each answered call's tokens and dollars (programs/runtime/counted_lm.py)
     return watch
 
 

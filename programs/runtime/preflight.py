@@ -28,6 +28,7 @@ from dspy.utils.exceptions import (
     LMUnsupportedModelError,
 )
 
+from programs.runtime import spend
 from programs.runtime.settings import Settings, build_lm
 from signatures.errors import BadInput
 
@@ -66,7 +67,8 @@ def check(settings: Settings, stage: str | None = None) -> None:
         lm = build_lm(settings.replace(num_retries=0, timeout=seconds, cache=False), stage)
         # The limit goes out under the name this LM sends (max_tokens or max_completion_tokens).
         cap = {key: 1 for key in ("max_tokens", "max_completion_tokens") if lm.kwargs.get(key)}
-        with dspy.context(callbacks=[]), _quiet():  # not a stage's call: no LM counts, no warnings
+        # not a stage's call: no LM counts, no spending reported, no warnings
+        with dspy.context(callbacks=[]), spend.unreported(), _quiet():
             lm(messages=[{"role": "user", "content": PROMPT}], **cap)
     except LMRateLimitError as e:
         logger.warning("the LM is rate-limiting already (%s); the run's retries will wait", _first_line(e))

@@ -331,10 +331,21 @@ def configure(settings: Settings, program=None) -> dspy.LM:
     default = build_lm(settings, None)
     dspy.configure(lm=default)
     apply_structured(settings)
-    install(LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program)))
+    watch = install(
+        LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
+    )
     if program is not None:
         for stage, (_, attribute) in STAGES.items():
             module = getattr(program, attribute, None) if attribute else None
             if module is not None and has_own_lm(settings, stage):
                 module.set_lm(build_lm(settings, stage))
+        # the cascade's strong extractor (programs/stages/cascade.py), counted apart as "escalate"
+        escalation = getattr(getattr(program, "extractor", None), "escalation", None)
+        if escalation is not None:
+            if settings.lm_extractor_escalate == settings.model_for("extractor"):
+                raise ValueError(
+                    f"COLLATE_LM_EXTRACTOR_ESCALATE={settings.lm_extractor_escalate} is the extractor's own "
+                    "model: name a stronger one, or unset it for no cascade"
+                )
+            escalation.attach(build_lm(settings, "escalate"), watch)
     return default

@@ -25,6 +25,7 @@ for is kept and reported.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import time
 from collections.abc import Iterator
@@ -63,8 +64,26 @@ CAPS = {
     "max_usd": ("--max-usd", "${:g}"),
 }
 
-_listeners: list[Budget] = []
+_listeners: list = []  # what hears of each answered call: the budgets in force and the LM watch (add(spent))
 _listeners_lock = threading.Lock()
+
+
+def attach(listener) -> None:
+    """`listener.add(spent)` hears of every answered call from now on (the LM watch attaches itself)."""
+    with _listeners_lock:
+        if listener not in _listeners:
+            _listeners.append(listener)
+
+
+def detach(listener) -> None:
+    with _listeners_lock:
+        if listener in _listeners:
+            _listeners.remove(listener)
+
+
+def refusal(exception: BaseException | None) -> bool:
+    """The exception is a budget's refusal: no request left, so it is neither a call nor an LM error."""
+    return isinstance(exception, (BudgetReached, BudgetExhausted))
 
 
 class Budget:
@@ -172,17 +191,27 @@ class Budget:
         )
 
 
+_unreported: contextvars.ContextVar[bool] = contextvars.ContextVar("collate_unreported", default=False)
+
+
+@contextlib.contextmanager
+def unreported() -> Iterator[None]:
+    """Calls made inside are nobody's spending (the LM check before a run: programs/runtime/preflight.py)."""
+    token = _unreported.set(True)
+    try:
+        yield
+    finally:
+        _unreported.reset(token)
+
+
 def report(spent: Spent) -> None:
     """One answered call (counted_lm.CountedLM): to the LM watch's per-stage figures and to every budget in force."""
-    from programs.runtime.lm_progress import current_watch
-
-    watch = current_watch()
-    if watch is not None:
-        watch.spend(spent)
+    if _unreported.get():
+        return
     with _listeners_lock:
-        budgets = list(_listeners)
-    for budget in budgets:
-        budget.add(spent)
+        listeners = list(_listeners)
+    for listener in listeners:
+        listener.add(spent)
 
 
 @contextlib.contextmanager
@@ -217,15 +246,13 @@ def enforced(budget: Budget) -> Iterator[Budget]:
         counted_execute,
         counted_aexecute,
     )
-    with _listeners_lock:
-        _listeners.append(budget)
+    attach(budget)
     try:
         yield budget
     finally:
         if budget.exhausted:
             settle(threads_before)
-        with _listeners_lock:
-            _listeners.remove(budget)
+        detach(budget)
         execution._engine, execution.execute, execution.aexecute = inner_engine, inner_execute, inner_aexecute
 
 

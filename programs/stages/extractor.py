@@ -4,7 +4,8 @@ Known facts come from the fact store (no LM call when a document's fields are al
 come from the document's own index: k per field description and per sub-query, deduplicated, each
 prefixed "[page N]". Documents run concurrently in one bounded thread pool: retrieval runs ahead, and a
 semaphore bounds the LM calls. A document whose call still fails after the LM's own retries becomes a
-DocumentFailure, never dropped.
+DocumentFailure, never dropped. With a cascade (COLLATE_LM_EXTRACTOR_ESCALATE), a document whose
+facts code doubts is asked again of a strong model (programs/stages/cascade.py says when and why).
 """
 
 from __future__ import annotations
@@ -17,10 +18,21 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import dspy
+from dspy.utils.exceptions import AdapterParseError
 
 from programs.protocols import DocumentStore
 from programs.runtime.facts import Merge, Reuse
 from programs.runtime.lm_errors import lm_error_reason
+from programs.stages.cascade import (
+    CHECK,
+    NOT_DISCLOSED,
+    PARSE,
+    DocumentSpend,
+    Escalation,
+    Tokens,
+    cascade_log,
+    undisclosed_suspects,
+)
 from programs.stages.planner import column_name, fields_of
 from programs.stages.spans import PassageRetriever
 from programs.stages.verification import checked, feedback_for
@@ -53,6 +65,11 @@ class DocumentOutcome:
     failure: DocumentFailure | None = None
     asked_lm: bool = False
     repaired: bool = False  # a second call was made for facts that failed the check
+    escalated: str = ""  # why the cascade's strong model was asked (cascade.CHECK, PARSE, NOT_DISCLOSED)
+    spend: DocumentSpend = field(default_factory=DocumentSpend)  # tokens by model (cascade runs only)
+    pending: list[Fact] = field(
+        default_factory=list
+    )  # new facts the store gets once the second wave passes them
 
 
 @dataclass
@@ -67,6 +84,8 @@ class Extraction:
     repair_calls: int = 0  # second calls for facts that failed the check against their page
     asked: list[str] = field(default_factory=list)  # the documents that needed an LM call, in plan order
     repaired: list[str] = field(default_factory=list)  # the documents asked a second time
+    escalated: dict[str, str] = field(default_factory=dict)  # document -> why the strong model was asked
+    cascade: dict | None = None  # cascade.cascade_log(...) when a cascade ran, else None
 
 
 class DocumentExtractor(dspy.Module):
@@ -79,22 +98,43 @@ class DocumentExtractor(dspy.Module):
         matcher=None,
         any_model: bool = False,
         repair: bool = True,
+        escalate: bool = False,
     ):
         """store: the index (catalog + per-document search); facts: a FactStore to reuse and keep facts
         in, or None to always ask; k passages per query; concurrency: LM calls in flight at once;
         matcher: a FieldMatcher to reuse facts of reworded fields (None: exact descriptions only);
         any_model: reuse facts another model or extractor prompt produced; repair: ask a document once
-        more for the facts that failed the check against its pages."""
+        more for the facts that failed the check against its pages; escalate: run the cascade (its strong
+        model's LM is attached by configure())."""
         super().__init__()
         self.store, self.facts, self.k, self.concurrency = store, facts, k, concurrency
         self.matcher, self.any_model, self.repair = matcher, any_model, repair
         self.extract = dspy.Predict(ExtractFacts)
+        self.escalation = Escalation() if escalate else None
         self.retrieve = PassageRetriever(store)  # a module so traces show each search (no predictor)
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
-        reuse = Reuse(self.model_name(), prompt_version(self.extract), self.any_model, self.matcher)
-        jobs = [self.prepare(doc_id, sqs, reuse) for doc_id, sqs in assignments.items()]
+        if self.escalation is not None:
+            self.escalation.like(self.extract)  # before the threads start: they share the strong predictor
+        jobs = [self.prepare(doc_id, sqs, self.reuse()) for doc_id, sqs in assignments.items()]
+        outcomes = self.run_all(jobs, self.run_job, on_done)
+        if self.escalation is None:
+            return collect(jobs, outcomes)
+        outcomes.update(self.second_wave(jobs, outcomes, on_done))
+        cheap = getattr(self.extract.lm or dspy.settings.lm, "price", None)
+        return collect(jobs, outcomes, (cheap, getattr(self.escalation.predictor.lm, "price", None)))
+
+    def reuse(self) -> Reuse:
+        """Which stored facts this extraction may reuse: its own model's and prompt's, and with a cascade
+        also the strong model's (the same prompt): never a fact of a model outside the cascade."""
+        also: tuple[tuple[str, str], ...] = ()
+        if self.escalation is not None:
+            also = ((self.escalation.model, prompt_version(self.escalation.predictor)),)
+        return Reuse(self.model_name(), prompt_version(self.extract), self.any_model, self.matcher, also)
+
+    def run_all(self, jobs: list[DocumentJob], task, on_done) -> dict[str, DocumentOutcome]:
+        """task(job, gate, stop) for every job in one bounded pool; outcomes by document id."""
         outcomes: dict[str, DocumentOutcome] = {}
         # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
         # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
@@ -108,7 +148,8 @@ class DocumentExtractor(dspy.Module):
         try:
             # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
             futures = [
-                pool.submit(contextvars.copy_context().run, self.traced_job, job, gate, stop) for job in jobs
+                pool.submit(contextvars.copy_context().run, self.traced_job, job, gate, stop, task)
+                for job in jobs
             ]
             traces = {}
             for future in as_completed(futures):
@@ -124,16 +165,17 @@ class DocumentExtractor(dspy.Module):
         if dspy.settings.trace is not None:  # plan order, not the order threads finished in
             for job in jobs:
                 dspy.settings.trace.extend(traces[job.doc.id])
-        return collect(jobs, outcomes)
+        return outcomes
 
-    def traced_job(self, job: DocumentJob, gate, stop) -> tuple[DocumentOutcome, list]:
-        """run_job with its own trace: an optimizer bootstraps its extractor demo from the trace, and
-        threads appending to one list in finishing order made that demo, and so every later extraction
-        prompt, depend on timing (an identical compile rerun missed the cache on 6 extraction calls)."""
+    def traced_job(self, job: DocumentJob, gate, stop, task=None) -> tuple[DocumentOutcome, list]:
+        """task (run_job by default) with its own trace: an optimizer bootstraps its extractor demo from the
+        trace, and threads appending to one list in finishing order made that demo, and so every later
+        extraction prompt, depend on timing (an identical compile rerun missed the cache on 6 extraction calls)."""
+        task = task or self.run_job
         if dspy.settings.trace is None:
-            return self.run_job(job, gate, stop), []
+            return task(job, gate, stop), []
         with dspy.context(trace=[]):
-            outcome = self.run_job(job, gate, stop)
+            outcome = task(job, gate, stop)
             return outcome, list(dspy.settings.trace)
 
     def prepare(self, doc_id: str, subqueries: list[SubQuery], reuse: Reuse) -> DocumentJob:
@@ -147,34 +189,134 @@ class DocumentExtractor(dspy.Module):
     def run_job(self, job: DocumentJob, gate: threading.Semaphore, stop: threading.Event) -> DocumentOutcome:
         if not job.missing:
             return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
+        spend = DocumentSpend()
         try:
             job.passages = self.passages(job)
             with gate:
                 if stop.is_set():
                     raise InterruptedError("the run was interrupted before this document was asked")
-                pred = self.extract(**self.inputs(job, job.missing))
+                pred = self.ask(self.extract, job, job.missing, spend.cheap)
             pages = self.page_texts(job.doc.id)
             new = [
                 checked(f, pages) for f in self.read(job, job.missing, pred["values"])
             ]  # not pred.values(): a method
             failing = [f for f in new if not f.usable]
+            if failing and self.escalation is not None:
+                return self.escalated(job, CHECK, new, gate, pages, spend)
             if failing and self.repair:
                 return self.finish(job, self.repaired(job, new, failing, gate, pages), repaired=True)
-            return self.finish(job, new)
+            # with a cascade, a "not disclosed" may still go to the strong model in the second wave
+            hold = self.escalation is not None and any(not f.disclosed for f in new)
+            return self.finish(job, new, spend=spend, hold=hold)
+        except AdapterParseError as e:
+            if self.escalation is None:
+                return self.failed(job, e)
+            return self.escalated(job, PARSE, [], gate, self.page_texts(job.doc.id), spend)
         except Exception as e:  # one document never sinks the run
-            return self.failed(job, e)
+            return self.failed(job, e, spend)
 
-    def repaired(self, job: DocumentJob, new: list[Fact], failing: list[Fact], gate, pages) -> list[Fact]:
-        """One more call for the fields whose facts failed the check, told why; a field the repair
-        fails to answer keeps its first (flagged) fact."""
+    def ask(
+        self,
+        predictor: dspy.Predict,
+        job: DocumentJob,
+        specs: list[FieldSpec],
+        tokens: Tokens,
+        feedback: str = "",
+    ):
+        """One extraction call; with a cascade its tokens are added to `tokens` (what the document cost)."""
+        if self.escalation is None:
+            return predictor(**self.inputs(job, specs, feedback))
+        with dspy.track_usage() as usage:  # nested: the run's own tracker still gets every call
+            try:
+                return predictor(**self.inputs(job, specs, feedback))
+            finally:
+                tokens.add(usage.get_total_tokens())
+
+    def escalated(
+        self, job: DocumentJob, why: str, cheap: list[Fact], gate, pages, spend: DocumentSpend
+    ) -> DocumentOutcome:
+        """The document asked again, whole, of the cascade's strong model, with its own repair call; its
+        facts replace the cheap ones. Its calls stay out of an optimizer's trace: the strong predictor is
+        not one the program saves. If the strong call fails, the cheap facts stand (the failing ones flagged
+        and not stored, so a later run asks again)."""
+        assert self.escalation is not None
+        strong, repaired = self.escalation.predictor, False
+        try:
+            with dspy.context(trace=None):
+                with gate:
+                    pred = self.ask(strong, job, job.missing, spend.strong)
+                new = [checked(f, pages) for f in self.read(job, job.missing, pred["values"], strong)]
+                failing = [f for f in new if not f.usable]
+                if failing and self.repair:
+                    new, repaired = self.repaired(job, new, failing, gate, pages, strong, spend.strong), True
+        except Exception as e:
+            logger.warning("escalation of %s (%s) failed: %s", job.doc.id, why, lm_error_reason(e)[:300])
+            if not cheap:
+                return self.failed(job, e, spend, escalated=why)
+            return self.finish(job, cheap, spend=spend, escalated=why, store=[f for f in cheap if f.usable])
+        return self.finish(job, new, repaired=repaired, spend=spend, escalated=why)
+
+    def second_wave(
+        self, jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome], on_done
+    ) -> dict[str, DocumentOutcome]:
+        """The documents whose "not disclosed" their doctype's other documents contradict
+        (cascade.undisclosed_suspects), asked of the strong model; the facts the rule let pass are stored.
+
+        Repeated while a wave's strong answers turn the evidence against another document: a peer the
+        cheap model had also left undisclosed hid it (seen on the demo: 3 of 5 peers disclosing before
+        the wave, 5 of 5 after). Each document escalates at most once, so this ends."""
+        docs, current, redone = [j.doc for j in jobs], dict(outcomes), {}
+        while True:
+            asked = {
+                d
+                for d, o in current.items()
+                if o.asked_lm and not o.escalated and not o.failure and d not in redone
+            }
+            suspects = undisclosed_suspects(docs, {d: o.facts for d, o in current.items()}, asked)
+            if not suspects:
+                break
+            for doc_id, fields in suspects.items():
+                logger.info(
+                    "escalating %s: %s not disclosed, unlike its doctype's other documents", doc_id, fields
+                )
+
+            def again(job: DocumentJob, gate, stop) -> DocumentOutcome:
+                first = outcomes[job.doc.id]
+                if stop.is_set():
+                    return self.finish(job, first.pending, spend=first.spend)
+                return self.escalated(
+                    job, NOT_DISCLOSED, first.pending, gate, self.page_texts(job.doc.id), first.spend
+                )
+
+            wave = self.run_all([j for j in jobs if j.doc.id in suspects], again, on_done)
+            current.update(wave)
+            redone.update(wave)
+        for doc_id, outcome in outcomes.items():
+            if doc_id not in redone and outcome.pending and self.facts is not None:
+                self.facts.put_many(outcome.pending)
+        return redone
+
+    def repaired(
+        self,
+        job: DocumentJob,
+        new: list[Fact],
+        failing: list[Fact],
+        gate,
+        pages,
+        predictor: dspy.Predict | None = None,
+        tokens: Tokens | None = None,
+    ) -> list[Fact]:
+        """One more call (of `predictor`, the extractor's own by default) for the fields whose facts failed
+        the check, told why; a field the repair fails to answer keeps its first (flagged) fact."""
+        predictor = predictor or self.extract
         specs = [s for s in job.missing if s.name in {f.field for f in failing}]
         try:
             with gate:
-                pred = self.extract(**self.inputs(job, specs, feedback_for(failing)))
+                pred = self.ask(predictor, job, specs, tokens or Tokens(), feedback_for(failing))
         except Exception as e:  # the first reply still stands, flagged
             logger.warning("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
             return new
-        again = {f.field: checked(f, pages) for f in self.read(job, specs, pred["values"])}
+        again = {f.field: checked(f, pages) for f in self.read(job, specs, pred["values"], predictor)}
         return [again.get(f.field, f) if not f.usable else f for f in new]
 
     def page_texts(self, doc_id: str) -> dict[int, str] | None:
@@ -207,10 +349,18 @@ class DocumentExtractor(dspy.Module):
             feedback=feedback,
         )
 
-    def read(self, job: DocumentJob, specs: list[FieldSpec], values: list[ExtractedValue]) -> list[Fact]:
-        """The reply's entries as facts of this document, with their provenance; unanswered fields left out."""
+    def read(
+        self,
+        job: DocumentJob,
+        specs: list[FieldSpec],
+        values: list[ExtractedValue],
+        predictor: dspy.Predict | None = None,
+    ) -> list[Fact]:
+        """The reply's entries as facts of this document, with their provenance (the model of `predictor`,
+        the extractor's own by default, that answered); unanswered fields left out."""
+        predictor = predictor or self.extract
         by_name = match_values(specs, values or [])
-        model, version = self.model_name(), prompt_version(self.extract)
+        model, version = self.model_name(predictor), prompt_version(predictor)
         new = []
         for spec in specs:
             v = by_name.get(spec.name)
@@ -235,10 +385,21 @@ class DocumentExtractor(dspy.Module):
             )
         return new
 
-    def finish(self, job: DocumentJob, new: list[Fact], repaired: bool = False) -> DocumentOutcome:
-        """Store the new facts and give every field of the document one, reused, new or not disclosed."""
-        if self.facts is not None and new:
-            self.facts.put_many(new)
+    def finish(
+        self,
+        job: DocumentJob,
+        new: list[Fact],
+        repaired: bool = False,
+        spend: DocumentSpend | None = None,
+        escalated: str = "",
+        hold: bool = False,
+        store: list[Fact] | None = None,
+    ) -> DocumentOutcome:
+        """Store the new facts (`store` of them when given; none yet when `hold`: the cascade's second wave
+        decides) and give every field of the document one, reused, new or not disclosed."""
+        kept = new if store is None else store
+        if self.facts is not None and kept and not hold:
+            self.facts.put_many(kept)
         got = {f.field: f for f in new} | job.known
         unanswered = [s.name for s in job.missing if s.name not in got]
         if unanswered:
@@ -248,9 +409,19 @@ class DocumentExtractor(dspy.Module):
             or Fact(doc_id=job.doc.id, field=s.name, description=s.description, disclosed=False)
             for s in job.fields
         ]
-        return DocumentOutcome(job.doc.id, facts, asked_lm=True, repaired=repaired)
+        return DocumentOutcome(
+            job.doc.id,
+            facts,
+            asked_lm=True,
+            repaired=repaired,
+            escalated=escalated,
+            spend=spend or DocumentSpend(),
+            pending=kept if hold else [],
+        )
 
-    def failed(self, job: DocumentJob, error: Exception) -> DocumentOutcome:
+    def failed(
+        self, job: DocumentJob, error: Exception, spend: DocumentSpend | None = None, escalated: str = ""
+    ) -> DocumentOutcome:
         reason = lm_error_reason(error)[:500]
         logger.warning("extraction failed for %s: %s", job.doc.id, reason)
         return DocumentOutcome(
@@ -258,10 +429,12 @@ class DocumentExtractor(dspy.Module):
             list(job.known.values()),
             DocumentFailure(doc_id=job.doc.id, stage="extract", reason=reason),
             asked_lm=True,
+            escalated=escalated,
+            spend=spend or DocumentSpend(),
         )
 
-    def model_name(self) -> str:
-        lm = self.extract.lm or dspy.settings.lm
+    def model_name(self, predictor: dspy.Predict | None = None) -> str:
+        lm = (predictor or self.extract).lm or dspy.settings.lm
         return str(getattr(lm, "model", "") or "")
 
 
@@ -282,9 +455,20 @@ def prompt_version(predictor: dspy.Predict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> Extraction:
-    """Outcomes in plan order (threads finish in any order)."""
+def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome], prices=None) -> Extraction:
+    """Outcomes in plan order (threads finish in any order). prices: (cheap, strong) when a cascade ran."""
     ordered = [outcomes[j.doc.id] for j in jobs]
+    escalated = {o.doc_id: o.escalated for o in ordered if o.escalated}
+    cascade = None
+    if prices is not None:
+        cheap, strong = prices
+        asked = [o for o in ordered if o.asked_lm]
+        cascade = cascade_log(
+            len(asked),
+            escalated,
+            {o.doc_id: o.spend.usd(cheap, strong) for o in asked},
+            {o.doc_id: o.spend.usd_strong_only(strong, bool(o.escalated)) for o in asked},
+        )
     return Extraction(
         facts=[f for o in ordered for f in o.facts],
         failures=[o.failure for o in ordered if o.failure],
@@ -294,4 +478,6 @@ def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome]) -> Ex
         repair_calls=sum(o.repaired for o in ordered),
         asked=[o.doc_id for o in ordered if o.asked_lm],
         repaired=[o.doc_id for o in ordered if o.repaired],
+        escalated=escalated,
+        cascade=cascade,
     )

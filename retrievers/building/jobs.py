@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from retrievers.building.ocr_build import outdated, page_reader
-from retrievers.building.ocr_cache import save_document_lines
 from retrievers.building.swap import staging_folder, swap_in
 from retrievers.documents.chunking import CHUNKER_VERSION
+from retrievers.documents.ocr_lines import save_document_lines
 from retrievers.documents.pdf import PARSER_VERSION
 from retrievers.embedding.dense_text import DENSE_TEXT_VERSION
 from retrievers.indexing.checksums import CHECKSUMS, damaged_files, seal, sha256_of

@@ -9,8 +9,9 @@ and a file moved or renamed does too. One file per page, written whole (temp fil
 interrupted in the middle of a long scan resumes at the first page it had not read. Ray workers write
 here as well (the index is on storage every node mounts).
 
-A built document also keeps its OCR'd pages' lines in its own folder (DOCUMENT_FILE), which the audit
-report reads to box quotes on those pages: the index serves them without the cache.
+A built document also keeps its OCR'd pages' lines in its own folder (retrievers.documents.ocr_lines
+DOCUMENT_FILE), which the audit report reads to box quotes on those pages: the index serves them
+without the cache.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from retrievers.documents.ocr_lines import OcrLine
 log = logging.getLogger(__name__)
 
 OCR_DIR = "ocr"
-DOCUMENT_FILE = "ocr.json"
 
 
 class OcrCache:
@@ -90,18 +90,3 @@ class PageOcr:
         self.cache.put(self.content_hash, number, lines)
         self.lines[number] = lines
         return lines
-
-
-def save_document_lines(folder: str | Path, lines: dict[int, list[OcrLine]]) -> None:
-    """A built document's OCR'd pages, kept in its index folder for the audit report."""
-    rows = {str(n): [x.to_list() for x in page] for n, page in sorted(lines.items()) if page}
-    (Path(folder) / DOCUMENT_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-
-
-def load_document_lines(folder: str | Path) -> dict[int, list[OcrLine]]:
-    """{page: lines} of a document's OCR'd pages; {} when it has none (or the file is unreadable)."""
-    try:
-        rows = json.loads((Path(folder) / DOCUMENT_FILE).read_text(encoding="utf-8"))
-        return {int(n): [OcrLine.from_list(r) for r in page] for n, page in rows.items()}
-    except (OSError, ValueError, TypeError, IndexError, AttributeError):
-        return {}

@@ -3,13 +3,16 @@
 An OCR engine returns boxes of text (a line of prose, or one cell of a table row) in image pixels;
 retrievers.documents.ocr turns them into page coordinates (points, origin bottom-left: pdfium's text-layer
 system), so an OCR'd page is parsed (retrievers.documents.pdf) and drawn over (programs.audit_report) like a page
-with a text layer. Plain data, no OCR engine: the audit report reads these from the index.
+with a text layer. Plain data, no OCR engine: the audit report reads these from the index, where a
+built document keeps them in one file (DOCUMENT_FILE).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import astuple, dataclass
+from pathlib import Path
 
 from factcheck.quotes import fold, locate
 
@@ -100,3 +103,23 @@ def quote_rects(lines: list[OcrLine], quote: str) -> list[tuple[float, float, fl
 
 def _pieces(quote: str) -> list[str]:
     return [p for p in re.split(r"\s*\|\s*|\s{2,}|\n", quote) if len(fold(p)) >= MIN_PIECE]
+
+
+# A built document keeps its OCR'd pages' lines in its own index folder: the builder writes them
+# (retrievers.building.jobs), the index serves them to the audit report (retrievers.indexing.store).
+DOCUMENT_FILE = "ocr.json"
+
+
+def save_document_lines(folder: str | Path, lines: dict[int, list[OcrLine]]) -> None:
+    """A built document's OCR'd pages, kept in its index folder for the audit report."""
+    rows = {str(n): [x.to_list() for x in page] for n, page in sorted(lines.items()) if page}
+    (Path(folder) / DOCUMENT_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+
+
+def load_document_lines(folder: str | Path) -> dict[int, list[OcrLine]]:
+    """{page: lines} of a document's OCR'd pages; {} when it has none (or the file is unreadable)."""
+    try:
+        rows = json.loads((Path(folder) / DOCUMENT_FILE).read_text(encoding="utf-8"))
+        return {int(n): [OcrLine.from_list(r) for r in page] for n, page in rows.items()}
+    except (OSError, ValueError, TypeError, IndexError, AttributeError):
+        return {}

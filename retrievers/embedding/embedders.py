@@ -152,7 +152,7 @@ class HashingEmbedder(Embedder):
     name, dim = HASHING, 256
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        from retrievers.indexing.lexical import tokenize
+        from retrievers.documents.tokens import tokenize
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):

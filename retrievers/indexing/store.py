@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from retrievers.building.ocr_cache import load_document_lines
 from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
-from retrievers.documents.ocr_lines import OcrLine
+from retrievers.documents.ocr_lines import OcrLine, load_document_lines
 from retrievers.documents.page_text import page_texts_from_chunks
 from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from retrievers.indexing.query_text import strip_instructions

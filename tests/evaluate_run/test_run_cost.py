@@ -73,7 +73,9 @@ def test_a_dollar_cap_ends_the_run_keeps_the_answers_and_names_the_questions_it_
         summary["budget_cut"]
     )
     assert all("BudgetReached" in r["error"] for r in results if r["error"])
-    assert sent == 1 + summary["lm_calls"] - summary["refused_calls"] - summary.get("lm_cache_hits", 0)
+    # a refused request is neither a call nor an LM error: the calls counted are the ones the server saw
+    assert sent == 1 + summary["lm_calls"] - summary["lm_cache_hits"] and summary["lm_errors"] == 0
+    assert summary["lm_refused_calls"] == summary["refused_calls"]
     assert "budget: the --max-usd budget of $0.5 ended it" in printed.out
     assert "error: the --max-usd budget of $0.5 ended it" in printed.err and "Traceback" not in printed.err
 

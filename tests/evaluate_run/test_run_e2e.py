@@ -254,14 +254,14 @@ def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_pro
 def test_split_and_limit_pick_the_questions(small_corpus):
     import pytest
 
-    from retrievers.dataset import load_dataset, split
+    from retrievers.dataset import load_dataset, select, split
 
     items = load_dataset(small_corpus[0] / "dataset.json")
-    test_part = evaluation.select_items(items, "test", 7, None)
+    test_part = select(items, "test", 7, None)
     assert [i.question_id for i in test_part] == [i.question_id for i in split(items, seed=7).test]
-    assert len(evaluation.select_items(items, "all", 0, 2)) == 2
+    assert len(select(items, "all", 0, 2)) == 2
     with pytest.raises(evaluate_run.BadInput, match="--limit"):
-        evaluation.select_items(items, "all", 0, 0)
+        select(items, "all", 0, 0)
 
 
 def test_an_index_without_the_datasets_documents_is_a_setup_error(

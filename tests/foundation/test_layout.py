@@ -76,6 +76,32 @@ def test_dependencies_point_one_way():
     assert not wrong, "dependency direction violated:\n" + "\n".join(wrong)
 
 
+# retrievers' rooms, bottom up: what each may import of retrievers (besides its own room and the
+# top-level modules retrievers/*.py, which import no room). A build writes what an index reads, never
+# the other way: the index serving a room of the builder made the reader depend on the writer.
+RETRIEVER_ROOMS = {
+    "documents": set(),
+    "embedding": {"documents"},
+    "indexing": {"documents", "embedding"},
+    "catalog_draft": {"documents"},
+    "building": {"documents", "embedding", "indexing", "catalog_draft"},
+}
+
+
+def test_retrievers_rooms_point_one_way():
+    wrong = []
+    rooms = set(RETRIEVER_ROOMS)
+    for path in sorted((ROOT / "retrievers").rglob("*.py")):
+        parts = path.relative_to(ROOT / "retrievers").parts
+        room = parts[0] if len(parts) > 1 else None
+        allowed = RETRIEVER_ROOMS[room] | {room} if room else set()
+        for module in _imports(path):
+            names = module.split(".")
+            if names[0] == "retrievers" and len(names) > 1 and names[1] in rooms and names[1] not in allowed:
+                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert not wrong, "retrievers' rooms import the wrong way:\n" + "\n".join(wrong)
+
+
 def test_entry_points_only_run_their_command():
     for relative, command in ENTRY_POINTS.items():
         path = ROOT / relative

@@ -37,6 +37,7 @@ def test_json_output_shape(cli, tmp_path, capsys):
         "citations",
         "missing",
         "usage",
+        "cost",
         "error",
     }
     assert out["answer"] == "资本充足率最高的是600001。" and len(out["records"]) == 3 and out["error"] is None

@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 
+import dspy
 import pytest
 
 from collate import ask
@@ -91,6 +92,34 @@ def test_each_stage_sends_its_own_limit_as_max_tokens_and_its_json_schema(
     for kind in ("plan", "extract"):
         schema = sent[kind][0]["response_format"]
         assert schema["type"] == "json_schema" and schema["json_schema"]["schema"]["properties"], schema
+
+
+@pytest.mark.parametrize("structured", ["json_schema", "off"])
+def test_an_identical_question_asked_again_is_answered_by_the_cache(
+    small_corpus, item, monkeypatch, capsys, tmp_path, structured
+):
+    """Before: with the JSON schema the planner's and extractor's calls were sent again on every rerun (LiteLLM
+    rewrote the pydantic response_format inside the kwargs DSPy keys its cache on, so the key stored after a
+    call never matched the key looked up before it); only the text-format stages were cached."""
+    dspy.configure_cache(
+        enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(tmp_path / "cache")
+    )
+    (tmp_path / "first").mkdir()
+    (tmp_path / "again").mkdir()
+    with FakeLMServer(Brain()) as server:
+        local_env(server, monkeypatch, COLLATE_STRUCTURED=structured, COLLATE_CACHE="true")
+        first = run_ask(small_corpus, item, tmp_path / "first", capsys)
+        asked = {kind: len(sent) for kind, sent in server.requests_by_kind().items() if kind in STAGE_KINDS}
+        server.reset_counts()
+        again = run_ask(
+            small_corpus, item, tmp_path / "again", capsys
+        )  # a new fact store: extraction asked again
+        resent = {kind: len(sent) for kind, sent in server.requests_by_kind().items() if kind in STAGE_KINDS}
+    assert first[0] == again[0] == 0, (first[2], again[2])
+    assert asked.get("plan") and asked.get("extract"), asked
+    assert resent == {}, resent  # every stage's call came from the cache
+    assert again[1]["answer"] == first[1]["answer"]
+    assert again[1]["cost"]["tokens_in"] == 0 and again[1]["cost"]["usd"] in (0, 0.0, None)
 
 
 def test_structured_off_sends_no_response_format_and_the_text_format_still_answers(

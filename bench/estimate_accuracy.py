@@ -1,0 +1,180 @@
+"""The quote before spending (`--estimate`) against what the run and the compile then spend (issue 25).
+
+    .venv/bin/python -m bench.estimate_accuracy [--demo bench/out/demo] [--limit 3 10 40]
+                                                [--compile-limit 3 --max-calls 40]
+
+The demo corpus and index are made under --demo (reused when there). The demo reader (fakes/brain.py)
+answers on 127.0.0.1 through the OpenAI-compatible path, so the prompts are the real ones and the
+adapter is the JSON-schema one a local server gets. For each --limit N: `collate run --estimate` (no
+request may reach the server), then `collate run` over the same N questions; for the compile,
+`collate compile --estimate` then `collate compile` (bootstrap, --compile-limit examples, --max-calls).
+The server counts tokens as characters / 4 (fakes/server.py), so the estimate compared with it is
+counted the same way (the quote's own count, tiktoken o200k_base, is printed beside it: it measures
+the tokenizer, not the estimate). Printed per stage: calls and tokens, estimate / actual.
+Targets: run total tokens within 25%, compile within a factor of 2. Exit 0 when met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+
+# the server's call kinds (fakes/chat_format.py) -> the stage that makes them
+KIND_STAGE = {
+    "plan": "planner",
+    "extract": "extractor",
+    "normalize": "normalizer",
+    "write_code": "coder",
+    "fix_code": "coder",
+    "answer": "answer",
+}
+
+
+def prepare(demo: Path) -> tuple[Path, Path]:
+    corpus, index = demo / "corpus", demo / "index"
+    if not (corpus / "dataset.json").is_file() or not (index / "manifest.json").is_file():
+        # the demo's own preparation (corpus, then index); without an LM it stops there (exit 2)
+        env = {k: v for k, v in os.environ.items() if k != "COLLATE_LM"}
+        subprocess.run(
+            [sys.executable, "-m", "evaluate.demo", "--out", str(demo), "--no-reader"], cwd=ROOT, env=env
+        )
+    return corpus / "dataset.json", index
+
+
+def by_stage(records) -> dict[str, dict[str, float]]:
+    """The server's answered calls per stage (the 1-token preflight left out)."""
+    stages: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"calls": 0, "tokens": 0})
+    for r in records:
+        stage = KIND_STAGE.get(r.kind)
+        if stage is None:
+            continue
+        stages[stage]["calls"] += 1
+        stages[stage]["tokens"] += r.prompt_tokens + r.completion_tokens
+    return stages
+
+
+def compare(label: str, quote, actual: dict, tiktoken_total: float) -> float:
+    """Print estimate vs actual per stage; the ratio of the totals (estimate / actual)."""
+    print(f"\n{label}: {quote.documents} document(s) in scope")
+    print(f"  {'stage':<11}{'calls est':>10}{'actual':>8}{'tokens est':>12}{'actual':>10}{'ratio':>7}")
+    names = list(dict.fromkeys([*quote.stages, *actual]))
+    for name in names:
+        q = quote.stages.get(name)
+        est_calls, est_tokens = (q.calls, q.tokens_in + q.tokens_out) if q else (0, 0)
+        a = actual.get(name, {"calls": 0, "tokens": 0})
+        ratio = f"{est_tokens / a['tokens']:.2f}" if a["tokens"] else "-"
+        print(
+            f"  {name:<11}{est_calls:>10.1f}{a['calls']:>8}{est_tokens:>12,.0f}{a['tokens']:>10,}{ratio:>7}"
+        )
+    total = quote.totals()
+    est = total["tokens_in"] + total["tokens_out"]
+    act = sum(a["tokens"] for a in actual.values())
+    calls = sum(a["calls"] for a in actual.values())
+    print(
+        f"  {'total':<11}{total['calls']:>10.1f}{calls:>8}{est:>12,}{act:>10,}{est / act:>7.2f}"
+        f"   (the quote's own count, tiktoken o200k_base: {tiktoken_total:,.0f})"
+    )
+    return est / act
+
+
+def quiet_main(main, argv: list[str]) -> int:
+    """A command's main with its stdout swallowed (the bench prints its own table)."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return main(argv)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.estimate_accuracy", description=__doc__.splitlines()[0])
+    p.add_argument("--demo", default=str(ROOT / "bench" / "out" / "demo"), help="demo corpus + index folder")
+    p.add_argument(
+        "--limit", type=int, nargs="*", default=[3, 10, 40], help="questions per run (none: compile only)"
+    )
+    p.add_argument("--compile-limit", type=int, default=3, help="train (and dev) examples of the compile")
+    p.add_argument("--max-calls", type=int, default=40, help="the compile's --max-calls")
+    args = p.parse_args(argv)
+    dataset, index = prepare(Path(args.demo))
+    work = Path(tempfile.mkdtemp(prefix="collate-estimate-"))
+    os.environ["MLFLOW_TRACKING_URI"] = f"sqlite:///{work / 'mlflow.db'}"
+
+    from collate import compile as collate_compile
+    from collate import estimate
+    from collate import run as collate_run
+    from collate.reader import reader_settings, start_reader
+    from programs.quote.tokens import CHARS_OVER_FOUR
+
+    server = start_reader(0)
+    os.environ.update({**reader_settings(server), "COLLATE_CACHE": "false"})
+    ok = True
+    try:
+        for n in args.limit:
+            common = ["--dataset", str(dataset), "--index", str(index), "--limit", str(n)]
+            before = server.calls
+            assert quiet_main(collate_run.main, [*common, "--estimate"]) == 0
+            sent = server.calls - before
+            parsed = collate_run.build_parser().parse_args([*common, "--estimate"])
+            checks = (collate_run.inputs_from_compile, collate_run.check_coverage)
+            quote = estimate.quote_run(parsed, *checks, CHARS_OVER_FOUR)
+            own = estimate.quote_run(parsed, *checks).totals()  # tiktoken: the quote as printed
+            server.reset_counts()
+            out = work / f"run-{n}"
+            code = quiet_main(collate_run.main, [*common, "--out", str(out), "--no-autolog", "--no-progress"])
+            actual = by_stage(server.records)
+            summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+            assert sum(s["calls"] for s in summary["lm_stages"].values()) == sum(
+                a["calls"] for a in actual.values()
+            ), "the run's own LM counts and the server's disagree"
+            ratio = compare(
+                f"collate run --limit {n} (exit {code}; the estimate sent {sent} requests)",
+                quote,
+                actual,
+                own["tokens_in"] + own["tokens_out"],
+            )
+            met = abs(ratio - 1) <= 0.25 and sent == 0
+            ok &= met
+            print(f"  target: total tokens within 25% and no request sent: {'met' if met else 'NOT met'}")
+        out_file = work / "compiled.json"
+        common = [
+            "--dataset", str(dataset), "--index", str(index), "--optimizer", "bootstrap",
+            "--out", str(out_file), "--limit", str(args.compile_limit), "--max-calls", str(args.max_calls),
+        ]  # fmt: skip
+        before = server.calls
+        assert quiet_main(collate_compile.main, [*common, "--estimate"]) == 0
+        sent = server.calls - before
+        quote = estimate.quote_compile(collate_compile.build_parser().parse_args(common), CHARS_OVER_FOUR)
+        own = estimate.quote_compile(collate_compile.build_parser().parse_args(common)).totals()
+        server.reset_counts()
+        code = quiet_main(collate_compile.main, [*common, "--no-autolog"])
+        ratio = compare(
+            f"collate compile bootstrap --limit {args.compile_limit} --max-calls {args.max_calls} "
+            f"(exit {code}; the estimate sent {sent} requests)",
+            quote,
+            by_stage(server.records),
+            own["tokens_in"] + own["tokens_out"],
+        )
+        met = 0.5 <= ratio <= 2 and sent == 0
+        ok &= met
+        print(
+            f"  target: total tokens within a factor of 2 and no request sent: {'met' if met else 'NOT met'}"
+        )
+    finally:
+        server.stop()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Quote answering questions with the Analyst: calls per stage from the catalog, tokens from the prompts.
+
+Calls, as the run makes them (programs/batch.py): plan 1 per question; extraction 1 per DISTINCT
+document across all the questions (a document several questions read is asked once, for all their
+fields: programs/shared_extraction.py); normalize (only for values the rules cannot parse), code and
+answer per question. A question's documents are its doc_ids (a dataset item's) or, without them, the
+whole catalog: then the plan usually reads fewer and the quote is an upper bound. Not counted: a
+re-plan, a fact repair, a normalizer re-ask, code fix rounds and retried requests; none happened in the
+demo's 176 calls over its 40 questions (bench/estimate_accuracy.py), and each adds calls when it does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import dspy
+
+from programs.quote import sizes
+from programs.quote.prompts import StagePrompts, Tokens
+from programs.quote.quote import Quote, dollars
+from programs.quote.tokens import TokenCounter, default_counter
+from programs.runtime.lm_endpoint import SchemaJSONAdapter, structured_mode
+from programs.runtime.prices import price_for
+
+# Documents rendered per group of equally-read documents; the rest are priced at the group's mean
+# (a 5,000-filing catalog is quoted in seconds, not by loading every index).
+SAMPLE_DOCUMENTS = 24
+NOT_COUNTED = (
+    "not counted: re-plans, fact repairs (a second extraction call when a fact fails the check against "
+    "its page), normalizer re-asks, code fix rounds (up to {rounds} per question) and retried requests; "
+    "none happened in the demo's 176 calls, each adds calls when it does"
+)
+
+
+def quote_adapter(settings) -> dspy.Adapter:
+    """The adapter configure() would choose for these settings (programs.runtime.lm_endpoint)."""
+    mode = structured_mode(settings)
+    if mode in ("json_schema", "json_object"):
+        return SchemaJSONAdapter(spelling=mode)
+    current = dspy.settings.adapter
+    return current if isinstance(current, dspy.ChatAdapter) else dspy.ChatAdapter()
+
+
+def quote_questions(
+    program,
+    store,
+    settings,
+    questions: Sequence[tuple[str, list[str] | None]],
+    what: str,
+    counter: TokenCounter | None = None,
+    demos: int = 0,
+    reused_facts: str | None = None,
+) -> Quote:
+    """The quote of answering `questions` ((question, doc ids or None) pairs) as one run.
+
+    demos: few-shot demos an optimizer will have added per predictor; reused_facts: the fact store the
+    run reuses facts from (named in a note: the quote does not subtract them)."""
+    counter = counter or default_counter()
+    prompts = StagePrompts(program, store, quote_adapter(settings), counter, settings, settings.k, demos)
+    catalog = program.catalog
+    quote = Quote(what=what, documents=0, tokenizer=counter.name)
+    readers: Counter[str] = Counter()
+    whole_catalog = False
+    for question, doc_ids in questions:
+        docs = catalog.select(None, within=doc_ids)
+        whole_catalog |= doc_ids is None
+        readers.update(d.id for d in docs)
+        quote.stage("planner").add(1, *prompts.planner(question, doc_ids, docs))
+        quote.stage("extractor")  # in stage order; counted per document below
+        values = round(sizes.FIELDS_PER_QUESTION * len(docs))
+        quote.stage("normalizer").add(sizes.NORMALIZE_SHARE, *prompts.normalizer(question, values))
+        quote.stage("coder").add(1, *prompts.coder(question, docs))
+        quote.stage("answer").add(1, *prompts.answer(question, docs))
+    extraction = quote.stage("extractor")
+    for reads, doc_ids in grouped(readers).items():
+        sampled = spread_ids(doc_ids, SAMPLE_DOCUMENTS)
+        per_call = mean([prompts.extractor(catalog.get(d), reads) for d in sampled])
+        extraction.add(len(doc_ids), *per_call)
+    quote.documents = len(readers)
+    if whole_catalog:
+        quote.notes.append(
+            "an upper bound on documents and extraction calls: without a dataset item's documents the scope "
+            "is the whole catalog, and the plan usually restricts it to fewer (by doctype, year, symbol)"
+        )
+    if reused_facts:
+        quote.notes.append(
+            f"facts already in {reused_facts} are reused without a call: not subtracted (an upper bound)"
+        )
+    quote.notes.append(
+        f"normalizer: {sizes.NORMALIZE_SHARE:g} calls per question expected (the rules parse the values; "
+        "an LM call only for what they cannot, about one per question at most)"
+    )
+    quote.notes.append(NOT_COUNTED.format(rounds=settings.code_rounds))
+    escalation_note(quote, settings)
+    return quote.priced(settings)
+
+
+def escalation_note(quote: Quote, settings) -> None:
+    """With a cascade (COLLATE_LM_EXTRACTOR_ESCALATE), what the strong model costs at most: one call per
+    extracted document, each the size of its cheap call. Not in the total: how many documents fail the
+    check is known only after the cheap model has answered (bench/cascade.py: 30% of the demo's
+    documents with a cheap reader wrong on 20% of them, 16% with one that never errs)."""
+    model = settings.lm_extractor_escalate
+    extraction = quote.stages.get("extractor")
+    if not model or extraction is None or not extraction.calls:
+        return
+    price = price_for(settings, "escalate")
+    usd = (
+        "price unknown"
+        if price is None
+        else dollars(price.usd(extraction.tokens_in, extraction.tokens_out), "")
+    )
+    quote.notes.append(
+        f"cascade: {model} is asked only for the documents whose cheap facts fail the check; not in the "
+        f"total: at most {extraction.calls:,.0f} calls, {extraction.tokens_in:,.0f} tokens in, "
+        f"{extraction.tokens_out:,.0f} out, {usd} if every document escalated"
+    )
+
+
+def quote_extraction(
+    program,
+    store,
+    settings,
+    documents: Sequence[tuple[str, list[str] | None]],
+    what: str,
+    counter: TokenCounter | None = None,
+    demos: int = 0,
+) -> Quote:
+    """The quote of extractions alone (an extractor-stage compile): one call per (_, [document]) pair."""
+    counter = counter or default_counter()
+    prompts = StagePrompts(program, store, quote_adapter(settings), counter, settings, settings.k, demos)
+    quote = Quote(what=what, documents=0, tokenizer=counter.name)
+    seen: set[str] = set()
+    for _, doc_ids in documents:
+        for doc in program.catalog.select(None, within=doc_ids):
+            seen.add(doc.id)
+            quote.stage("extractor").add(1, *prompts.extractor(doc, 1))
+    quote.documents = len(seen)
+    return quote.priced(settings)
+
+
+def grouped(readers: Counter[str]) -> dict[int, list[str]]:
+    """Readers per document -> the documents read that many times (in first-seen order)."""
+    groups: dict[int, list[str]] = {}
+    for doc_id, reads in readers.items():
+        groups.setdefault(reads, []).append(doc_id)
+    return groups
+
+
+def spread_ids(ids: list[str], count: int) -> list[str]:
+    if len(ids) <= count:
+        return ids
+    return [ids[(i * len(ids)) // count] for i in range(count)]
+
+
+def mean(calls: list[Tokens]) -> Tokens:
+    return sum(c[0] for c in calls) / len(calls), sum(c[1] for c in calls) / len(calls)

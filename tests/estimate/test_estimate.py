@@ -1,0 +1,236 @@
+"""`--estimate` on run, ask and compile: a quote from the catalog and the prompts, with nothing sent or written
+(issue 25 item 2). bench/estimate_accuracy.py measures the same quote on the 40 demo questions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collate import ask as collate_ask
+from collate import compile as collate_compile
+from collate import estimate
+from collate import run as collate_run
+from evaluate import tracking
+from programs.analyst import build_program
+from programs.batch import answer_batch
+from programs.quote.tokens import CHARS_OVER_FOUR, default_counter
+from programs.runtime.lm_progress import RunCounts
+from programs.runtime.settings import Settings, configure
+from retrievers.dataset import load_dataset
+from retrievers.indexing.store import IndexStore
+
+QUESTIONS = 4
+RUN_CHECKS = (collate_run.inputs_from_compile, collate_run.check_coverage)
+
+
+def run_argv(corpus, index, out, *extra: str) -> list[str]:
+    return [
+        "--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out),
+        "--limit", str(QUESTIONS), "--no-judge", "--no-autolog", "--no-progress", *extra,
+    ]  # fmt: skip
+
+
+def stamp(path: Path) -> int | None:
+    """When `path` was last written, or None: the index is shared by the session's tests, so an earlier
+    run may have made its fact store; the quote must not touch it."""
+    return path.stat().st_mtime_ns if path.exists() else None
+
+
+def no_mlflow(monkeypatch) -> None:
+    """Opening an MLflow run (or even checking its store) fails the test: the quote logs nothing."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("--estimate touched MLflow")
+
+    monkeypatch.setattr(tracking, "start_run", refuse)
+    monkeypatch.setattr(collate_run, "check_store", refuse)
+    monkeypatch.setattr(collate_compile, "check_store", refuse)
+
+
+def test_run_estimate_sends_no_request_and_writes_nothing(
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+):
+    corpus, index = small_corpus
+    out = tmp_path / "run"
+    no_mlflow(monkeypatch)
+    facts_before = stamp(index / "facts.sqlite")
+    code = collate_run.main(run_argv(corpus, index, out, "--estimate"))
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert brain_server.calls == 0  # not even the 1-token LM check
+    assert not out.exists()
+    assert stamp(index / "facts.sqlite") == facts_before
+    assert f"estimate for collate run: {QUESTIONS} question(s)" in printed.out
+    assert "no LM was called" in printed.out and "tokens counted with tiktoken o200k_base" in printed.out
+
+
+def test_the_quote_counts_each_document_once_and_each_question_s_stages(small_corpus, brain_server):
+    corpus, index = small_corpus
+    items = load_dataset(str(corpus / "dataset.json"))[:QUESTIONS]
+    documents = {doc_id for item in items for doc_id in item.doc_ids}
+    args = collate_run.build_parser().parse_args(run_argv(corpus, index, "unused", "--estimate"))
+    quote = estimate.quote_run(args, *RUN_CHECKS)
+    stages = quote.stages
+    assert (
+        quote.documents == len(documents) == stages["extractor"].calls
+    )  # once per document, not per question
+    assert stages["extractor"].calls < sum(len(item.doc_ids) for item in items)  # questions share documents
+    for stage in ("planner", "coder", "answer"):
+        assert stages[stage].calls == QUESTIONS
+    for stage in ("planner", "extractor", "coder", "answer"):
+        assert stages[stage].tokens_in > stages[stage].tokens_out > 0, stage
+    total = quote.totals()
+    assert total["tokens_in"] == round(sum(s.tokens_in for s in stages.values()))
+    assert total["usd"] is None  # the reader's model is in no price table
+    assert any("no price known for openai/fake-brain" in n for n in quote.notes)
+
+
+def test_the_estimate_is_within_25_percent_of_the_run_it_quotes(small_corpus, brain_server, tmp_path):
+    """The fake server counts characters / 4: the quote counted the same way, against what the same
+    questions then spend answered as one run (programs.batch, as collate run answers them)."""
+    corpus, index = small_corpus
+    args = collate_run.build_parser().parse_args(run_argv(corpus, index, tmp_path / "run", "--estimate"))
+    quote = estimate.quote_run(args, *RUN_CHECKS, CHARS_OVER_FOUR)
+
+    settings = Settings.from_env({"fact_store": str(tmp_path / "facts.sqlite")})
+    store = IndexStore.open(index)
+    program = build_program(settings, store)
+    configure(settings, program)
+    counts = RunCounts(program)
+    items = load_dataset(str(corpus / "dataset.json"))[:QUESTIONS]
+    answer_batch(program, [(item.question, list(item.doc_ids)) for item in items])
+    spent = counts.stages()
+
+    actual = sum(s["tokens_in"] + s["tokens_out"] for s in spent.values())
+    total = quote.totals()
+    ratio = (total["tokens_in"] + total["tokens_out"]) / actual
+    assert 0.75 <= ratio <= 1.25, (ratio, quote.as_record(), spent)
+    assert total["calls"] == sum(s["calls"] for s in spent.values()) == brain_server.calls
+
+
+def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(
+    small_corpus, brain_server, monkeypatch, capsys
+):
+    _, index = small_corpus
+    monkeypatch.delenv("COLLATE_LM", raising=False)
+    facts_before = stamp(index / "facts.sqlite")
+    code = collate_ask.main(["--index", str(index), "--estimate", "Which company had the highest revenue?"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert brain_server.calls == 0 and stamp(index / "facts.sqlite") == facts_before
+    assert "price unknown (no model set)" in printed.out
+    assert "an upper bound on documents" in printed.out  # no dataset item: the whole catalog is in scope
+    assert "tokens counted with tiktoken" in printed.out
+
+
+def test_a_price_gives_dollars_from_the_quoted_tokens(small_corpus, monkeypatch):
+    corpus, index = small_corpus
+    monkeypatch.setenv("COLLATE_LM", "openai/some-local-model")
+    monkeypatch.setenv("COLLATE_PRICE_IN", "2")
+    monkeypatch.setenv("COLLATE_PRICE_OUT", "8")
+    item = load_dataset(str(corpus / "dataset.json"))[0]
+    args = collate_ask.parse_args(
+        ["--index", str(index), "--dataset", str(corpus / "dataset.json"), "--question-id", item.question_id]
+        + ["--estimate"]
+    )
+    quote = estimate.quote_ask(args, collate_ask.read_question, collate_ask.build)
+    assert quote.documents == len(set(item.doc_ids))
+    total = quote.totals()
+    assert total["usd"] == pytest.approx((2 * total["tokens_in"] + 8 * total["tokens_out"]) / 1e6, rel=1e-3)
+    assert not any("upper bound on documents" in n for n in quote.notes)
+    assert not any(n.startswith("cascade:") for n in quote.notes)  # no cascade set, none quoted
+
+
+def test_a_cascade_s_strong_calls_are_quoted_as_a_ceiling_beside_the_total(small_corpus, monkeypatch):
+    corpus, index = small_corpus
+    for name, value in {
+        "COLLATE_LM": "openai/strong-model",
+        "COLLATE_LM_EXTRACTOR": "openai/cheap-model",
+        "COLLATE_LM_EXTRACTOR_ESCALATE": "openai/strong-model",
+        "COLLATE_PRICE_IN": "2",
+        "COLLATE_PRICE_OUT": "8",
+        "COLLATE_PRICE_IN_EXTRACTOR": "0.4",
+        "COLLATE_PRICE_OUT_EXTRACTOR": "1.6",
+        "COLLATE_PRICE_IN_ESCALATE": "2",
+        "COLLATE_PRICE_OUT_ESCALATE": "8",
+    }.items():
+        monkeypatch.setenv(name, value)
+    item = load_dataset(str(corpus / "dataset.json"))[0]
+    args = collate_ask.parse_args(
+        ["--index", str(index), "--dataset", str(corpus / "dataset.json"), "--question-id", item.question_id]
+        + ["--estimate"]
+    )
+    quote = estimate.quote_ask(args, collate_ask.read_question, collate_ask.build)
+    extraction = quote.stages["extractor"]
+    assert extraction.usd == pytest.approx((0.4 * extraction.tokens_in + 1.6 * extraction.tokens_out) / 1e6)
+    ceiling = (2 * extraction.tokens_in + 8 * extraction.tokens_out) / 1e6
+    (note,) = [n for n in quote.notes if n.startswith("cascade:")]
+    assert "openai/strong-model" in note and f"at most {extraction.calls:,.0f} calls" in note
+    assert f"${ceiling:,.4f} if every document escalated" in note
+    assert "escalate" not in quote.stages  # not in the total: the share is known only after the cheap calls
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--index", "/no/such/index", "q?"], "build one with python -m retrievers.build"),
+        (["--index", "INDEX", "--question-id", "q1", "q?"], "--question-id needs --dataset"),
+        (["--index", "INDEX", "--dataset", "DATASET", "--question-id", "nope"], "is not in"),
+        (["--index", "INDEX", "--baseline", "flat", "q?"], "drop --baseline"),
+    ],
+)
+def test_ask_estimate_refuses_bad_input_like_ask(small_corpus, argv, says, capsys):
+    corpus, index = small_corpus
+    paths = {"INDEX": str(index), "DATASET": str(corpus / "dataset.json")}
+    assert collate_ask.main([paths.get(a, a) for a in argv] + ["--estimate"]) == 2
+    assert says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, says",
+    [
+        (["--index", "NO_INDEX"], "build one with python -m retrievers.build"),
+        (["--max-tokens", "0"], "--max-tokens must be above 0"),
+        (["--split", "train", "--limit", "0"], "--limit must be at least 1"),
+        (["--program", "flat-rag"], "quotes the Analyst's stages"),
+    ],
+)
+def test_run_estimate_refuses_bad_input_like_run(small_corpus, tmp_path, extra, says, capsys):
+    corpus, index = small_corpus
+    extra = [str(tmp_path / "no-index") if a == "NO_INDEX" else a for a in extra]
+    code = collate_run.main(run_argv(corpus, index, tmp_path / "run", "--estimate", *extra))
+    assert code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_cap_below_the_quote_is_named(small_corpus, brain_server, tmp_path, capsys):
+    corpus, index = small_corpus
+    assert collate_run.main(run_argv(corpus, index, tmp_path / "run", "--estimate", "--max-calls", "3")) == 0
+    assert "--max-calls 3 is below the quoted" in capsys.readouterr().out
+
+
+def test_compile_estimate_sends_nothing_and_refuses_a_cap_that_buys_no_candidate(
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+):
+    corpus, index = small_corpus
+    no_mlflow(monkeypatch)
+    argv = [
+        "--dataset", str(corpus / "dataset.json"), "--index", str(index), "--optimizer", "bootstrap",
+        "--out", str(tmp_path / "compiled.json"), "--limit", "2", "--estimate",
+    ]  # fmt: skip
+    assert collate_compile.main(argv) == 0
+    printed = capsys.readouterr()
+    assert "estimate for collate compile (bootstrap, stage program)" in printed.out
+    assert "dev scoring" in printed.out
+    assert collate_compile.main([*argv, "--max-calls", "1"]) == 2
+    refused = capsys.readouterr()
+    assert "Pass --max-calls" in refused.err and "estimate for collate compile" in refused.out
+    assert brain_server.calls == 0 and not (tmp_path / "compiled.json").exists()
+
+
+def test_the_token_counter_is_tiktoken_read_offline():
+    counter = default_counter()
+    assert "tiktoken o200k_base" in counter.name
+    chinese = "针对中国A股市场，请你给出你知识库中2021年资本充足率最高的三家公司股票代码"
+    assert counter.count(chinese) > CHARS_OVER_FOUR.count(chinese)  # Chinese is ~1 character per token

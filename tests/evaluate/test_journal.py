@@ -1,0 +1,86 @@
+"""OUT/answers.jsonl (evaluate.journal): each finished question on disk at once, read back by a rerun."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+
+from evaluate.answering import Answered
+from evaluate.journal import AnswerJournal, read_answers
+
+
+def _answer(qid: str, answer: str = "42", error: str | None = None) -> Answered:
+    return Answered(qid, f"question {qid}?", ["d1"], answer=answer, records=[{"v": 1.5}], error=error)
+
+
+def test_appended_answers_read_back_whole_and_a_failed_one_is_asked_again(tmp_path):
+    path = tmp_path / "answers.jsonl"
+    journal = AnswerJournal.open(path)
+    journal.append(_answer("q1"))
+    journal.append(_answer("q2", error="LMServerError: 500"))
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 2  # on disk before append returns
+
+    again = AnswerJournal.open(path)
+    assert set(again.answered(["q1", "q2", "q3"])) == {"q1"}, "failed and unknown questions are asked"
+    assert again.kept["q1"] == _answer("q1") and again.kept["q2"].error == "LMServerError: 500"
+    again.append(_answer("q2", answer="7"))  # asked again: the last line counts
+    assert AnswerJournal.open(path).answered(["q2"])["q2"].answer == "7"
+
+
+def test_a_line_cut_short_by_a_kill_is_ignored_with_a_warning_and_cut_off(tmp_path, caplog):
+    path = tmp_path / "answers.jsonl"
+    journal = AnswerJournal.open(path)
+    journal.append(_answer("q1"))
+    journal.append(_answer("q2"))
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) - 25])  # the process died in the middle of the second line
+
+    with caplog.at_level(logging.WARNING):
+        again = AnswerJournal.open(path)
+    assert set(again.answered(["q1", "q2"])) == {"q1"}
+    assert "last line is cut short" in caplog.text and "asked again" in caplog.text
+    again.append(_answer("q2"))  # starts on a line of its own, not glued to the cut one
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [row["question_id"] for row in rows] == ["q1", "q2"]
+
+
+def test_a_line_that_is_not_an_answer_is_skipped_with_its_number(tmp_path, caplog):
+    path = tmp_path / "answers.jsonl"
+    line = json.dumps({"question_id": "q1", "question": "?", "doc_ids": [], "answer": "1"})
+    path.write_text(f"{line}\n[1, 2]\n", encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert set(read_answers(path)) == {"q1"}
+    assert "line 2 is not an answer" in caplog.text
+
+
+def test_after_close_nothing_more_is_written(tmp_path):
+    """The threads an interrupted run abandons may still finish a question: the count already printed
+    must stay the count on disk."""
+    path = tmp_path / "answers.jsonl"
+    journal = AnswerJournal.open(path)
+    journal.append(_answer("q1"))
+    journal.close()
+    journal.append(_answer("q2"))
+    assert set(read_answers(path)) == {"q1"}
+
+
+def test_appends_from_many_threads_stay_whole_lines(tmp_path):
+    path = tmp_path / "answers.jsonl"
+    journal = AnswerJournal.open(path)
+    threads = [
+        threading.Thread(target=journal.append, args=(_answer(f"q{i}", "x" * 5000),)) for i in range(16)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(read_answers(path)) == {f"q{i}" for i in range(16)}
+
+
+def test_a_full_disk_is_one_warning_and_the_run_goes_on(tmp_path, caplog):
+    journal = AnswerJournal.open(tmp_path / "missing-folder" / "answers.jsonl")
+    with caplog.at_level(logging.WARNING):
+        journal.append(_answer("q1"))
+        journal.append(_answer("q2"))
+    assert caplog.text.count("cannot write") == 1 and "free space" in caplog.text

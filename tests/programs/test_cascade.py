@@ -1,0 +1,215 @@
+"""Issue 25: the verified-fact cascade. A cheap extractor reads every document; only the documents whose
+facts fail the check, whose reply cannot be read, or whose "not disclosed" their doctype contradicts
+go to the strong model, whose facts replace the cheap ones and are reused by a rerun."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+from dspy.utils.dummies import DummyLM
+
+from programs.analyst import build_program
+from programs.runtime.facts import FactStore, Reuse
+from programs.runtime.prices import Price
+from programs.stages import cascade
+from signatures.types import Document, Fact
+from tests.programs.test_fact_check import PagedStore, reply
+
+GOOD = {
+    "(id doc-a)": reply("15.44%", "资本充足率为15.44%", 3, "3,239,006 万元", "营业收入 3,239,006 万元", 4),
+    "(id doc-b)": reply("12.10%", "资本充足率 12.10%", 7, "1.5亿元", "营业收入 1.5亿元", 8),
+    "(id doc-c)": reply("13.00%", "资本充足率 13.00%", 2, "(1,234)", "营业收入 (1,234) 元", 5),
+}
+WRONG_C = reply(
+    "14.00%", "资本充足率 13.00%", 2, "(1,234)", "营业收入 (1,234) 元", 5
+)  # 14.00% not on the page
+
+
+def model_lm(name: str, answers: dict) -> DummyLM:
+    lm = DummyLM(answers)
+    lm.model = name
+    return lm
+
+
+def documents_asked(lm) -> list[str]:
+    return sorted(
+        d
+        for e in lm.history
+        for d in ("doc-a", "doc-b", "doc-c")
+        if f"(id {d})" in e["messages"][-1]["content"]
+    )
+
+
+@pytest.fixture
+def cascade_run(settings, use_lm, tmp_path):
+    """go(cheap replies, strong replies, **settings) -> (prediction, cheap LM, strong LM), a cascade over
+    the three A股年报 documents with a fact store in tmp_path (shared by the runs of one test)."""
+
+    def go(cheap: dict, strong: dict | None = None, **changes):
+        use_lm()  # plan, code and answer
+        program = build_program(
+            settings.replace(lm_extractor_escalate="openai/strong", **changes),
+            PagedStore(),
+            facts=FactStore(tmp_path / "facts.sqlite"),
+        )
+        cheap_lm, strong_lm = model_lm("openai/cheap", cheap), model_lm("openai/strong", strong or GOOD)
+        program.extractor.extract.lm = cheap_lm
+        program.extractor.escalation.attach(strong_lm)
+        return program(question="哪家公司资本充足率最高？"), cheap_lm, strong_lm
+
+    return go
+
+
+def test_exactly_the_documents_whose_cheap_facts_fail_go_to_the_strong_model(cascade_run):
+    pred, cheap, strong = cascade_run({**GOOD, "(id doc-c)": WRONG_C})
+    assert documents_asked(cheap) == ["doc-a", "doc-b", "doc-c"]  # no cheap repair call: escalated instead
+    assert documents_asked(strong) == ["doc-c"]
+    assert pred.trace["extract"]["escalated"] == {"doc-c": "check"}
+    assert pred.run_log["cascade"]["escalated"] == {"doc-c": "check"}
+    assert pred.run_log["cascade"]["documents"] == 3
+    models = {(f.doc_id, f.field): f.model for f in pred.facts}
+    assert models[("doc-c", "capital_adequacy_ratio")] == models[("doc-c", "revenue")] == "openai/strong"
+    assert models[("doc-a", "revenue")] == models[("doc-b", "capital_adequacy_ratio")] == "openai/cheap"
+    c = next(f for f in pred.facts if (f.doc_id, f.field) == ("doc-c", "capital_adequacy_ratio"))
+    assert (c.value, c.verdict) == ("13.00%", "verified")  # the strong answer replaced the cheap one
+
+
+def test_a_document_whose_cheap_facts_all_verify_is_never_escalated(cascade_run):
+    pred, cheap, strong = cascade_run(GOOD)
+    assert strong.history == [] and len(cheap.history) == 3
+    assert pred.trace["extract"]["escalated"] == {} and pred.run_log["cascade"]["escalated"] == {}
+    assert {f.model for f in pred.facts} == {"openai/cheap"}
+
+
+def test_a_strong_fact_that_also_fails_keeps_its_flag_after_the_strong_repair(cascade_run):
+    pred, _, strong = cascade_run({**GOOD, "(id doc-c)": WRONG_C}, {"(id doc-c)": WRONG_C})
+    assert len(strong.history) == 2  # the escalation and the strong model's own repair call
+    c = next(f for f in pred.facts if (f.doc_id, f.field) == ("doc-c", "capital_adequacy_ratio"))
+    assert (c.model, c.verdict, c.usable) == ("openai/strong", "value_not_in_quote", False)
+
+
+def test_a_reply_the_cheap_model_garbles_goes_to_the_strong_model(cascade_run):
+    pred, _, strong = cascade_run({**GOOD, "(id doc-b)": {"values": "this is not json"}})
+    assert documents_asked(strong) == ["doc-b"] and pred.missing == []
+    assert pred.trace["extract"]["escalated"] == {"doc-b": "parse"}
+
+
+def test_not_disclosed_against_the_doctype_escalates_in_a_second_wave(cascade_run, monkeypatch):
+    undisclosed = reply("13.00%", "资本充足率 13.00%", 2, "", "", 5)
+    undisclosed["values"][1].update(disclosed=False, value=None, quote=None, page=None)
+    monkeypatch.setattr(cascade, "PEERS_AT_LEAST", 2)  # doc-a and doc-b both disclose revenue
+    pred, _, strong = cascade_run({**GOOD, "(id doc-c)": undisclosed})
+    assert documents_asked(strong) == ["doc-c"]
+    assert pred.trace["extract"]["escalated"] == {"doc-c": "not_disclosed"}
+    revenue = next(f for f in pred.facts if (f.doc_id, f.field) == ("doc-c", "revenue"))
+    assert revenue.disclosed and revenue.model == "openai/strong"
+
+
+def test_the_not_disclosed_rule_reads_the_doctype_from_this_extraction():
+    docs = [Document(id=f"d{i}", symbol=f"60000{i}", year=2023, doctype="A股年报") for i in range(5)]
+    docs.append(Document(id="esg", symbol="600009", year=2023, doctype="A股ESG报告"))
+
+    def fact(doc: str, disclosed: bool, verdict: str = "verified") -> Fact:
+        return Fact(
+            doc_id=doc,
+            field="revenue",
+            disclosed=disclosed,
+            value="1" if disclosed else None,
+            verdict=verdict,
+        )
+
+    facts = {f"d{i}": [fact(f"d{i}", True)] for i in range(3)}
+    facts["d3"] = [fact("d3", False, "not_disclosed")]
+    facts["d4"] = [fact("d4", True, "quote_not_found")]  # a failed fact is evidence of nothing
+    facts["esg"] = [fact("esg", False, "not_disclosed")]  # another doctype: no peers
+    asked = set(facts)
+    assert cascade.undisclosed_suspects(docs, facts, asked) == {"d3": ["revenue"]}
+    assert cascade.undisclosed_suspects(docs, facts, asked - {"d3"}) == {}  # a reused fact is not re-judged
+    facts["d1"] = [fact("d1", False, "not_disclosed")]  # 2 of 3 peers disclose: under 75%
+    assert cascade.undisclosed_suspects(docs, facts, asked) == {}
+
+
+def test_a_rerun_reuses_both_models_facts_and_sends_no_request(cascade_run):
+    first, _, _ = cascade_run({**GOOD, "(id doc-c)": WRONG_C})
+    second, cheap, strong = cascade_run({**GOOD, "(id doc-c)": WRONG_C})
+    assert cheap.history == [] and strong.history == []
+    assert second.run_log["cascade"] == {"documents": 0, "escalated": {}, "usd": {}, "usd_strong_only": {}}
+    assert [(f.doc_id, f.field, f.model, f.value) for f in second.facts] == [
+        (f.doc_id, f.field, f.model, f.value) for f in first.facts
+    ]
+
+
+def test_a_fact_of_a_model_outside_the_cascade_is_never_reused():
+    reuse = Reuse("openai/cheap", "v1", also=(("openai/strong", "v1"),))
+    made_by = lambda model, version="v1": Fact(doc_id="d", field="f", model=model, prompt_version=version)  # noqa: E731
+    assert reuse.allows(made_by("openai/cheap")) and reuse.allows(made_by("openai/strong"))
+    assert not reuse.allows(made_by("openai/other")) and not reuse.allows(made_by("openai/strong", "v2"))
+
+
+def test_without_a_cascade_the_requests_are_those_of_before(settings, use_lm, tmp_path):
+    from tests.programs.test_fact_check import REPLIES
+
+    lm = use_lm(**REPLIES)
+    program = build_program(settings, PagedStore(), facts=FactStore(tmp_path / "facts.sqlite"))
+    assert program.extractor.escalation is None
+    pred = program(question="哪家公司资本充足率最高？")
+    extraction = [e for e in lm.history if "[[ ## passages ## ]]" in e["messages"][-1]["content"]]
+    assert len(extraction) == 4  # three documents and doc-c's repair call, as before the cascade
+    assert "cascade" not in pred.run_log and pred.trace["extract"]["escalated"] == {}
+    assert "escalate" not in {name for name, _ in program.named_predictors()}
+
+
+def test_dollars_saved_price_each_documents_own_tokens():
+    cheap, strong = Price(0.4, 1.6, "test"), Price(2.0, 8.0, "test")
+    kept = cascade.DocumentSpend(cheap=cascade.Tokens(1000, 100))
+    escalated = cascade.DocumentSpend(cheap=cascade.Tokens(1000, 100), strong=cascade.Tokens(1100, 120))
+    assert kept.usd(cheap, strong) == pytest.approx(0.00056)
+    assert kept.usd_strong_only(strong, escalated=False) == pytest.approx(0.0028)
+    assert escalated.usd(cheap, strong) == pytest.approx(0.00056 + 0.00316)
+    assert escalated.usd_strong_only(strong, escalated=True) == pytest.approx(0.00316)
+    assert kept.usd(None, strong) is None and kept.usd_strong_only(None, False) is None
+    logs = [
+        {
+            "run_log": {
+                "cascade": cascade.cascade_log(2, {"b": "check"}, {"a": 0.1, "b": 0.5}, {"a": 0.4, "b": 0.4})
+            }
+        },
+        {"run_log": {"cascade": cascade.cascade_log(1, {}, {"a": 0.1}, {"a": 0.4})}},  # a shared document
+        {"run_log": {}},
+    ]
+    summary = cascade.cascade_summary([x["run_log"] for x in logs])
+    assert summary == {
+        "cascade_documents": 2,
+        "cascade_escalated": 1,
+        "cascade_share": 0.5,
+        "cascade_usd": 0.6,
+        "cascade_usd_strong_only": 0.8,
+        "cascade_saved_usd": 0.2,
+    }
+    assert (
+        cascade.cascade_line(summary)
+        == "cascade: 1 of 2 documents escalated (50.0%), $0.6 spent vs $0.8 strong-only"
+    )
+    assert cascade.cascade_summary([{"question": "q"}]) == {}
+
+
+def test_configure_attaches_the_strong_lm_counted_as_escalate(settings, store):
+    from programs.runtime.counted_lm import CountedLM
+    from programs.runtime.lm_progress import current_watch
+    from programs.runtime.settings import configure
+
+    wired = settings.replace(
+        lm="openai/x", api_base="http://127.0.0.1:9/v1", lm_extractor_escalate="openai/strong",
+        price_in_escalate=2.0, price_out_escalate=8.0,
+    )  # fmt: skip
+    program = build_program(wired, store)
+    configure(wired, program)
+    strong = program.extractor.escalation.predictor
+    assert isinstance(strong.lm, CountedLM) and strong.lm.model == "openai/strong"
+    assert strong.lm.price == Price(2.0, 8.0, "COLLATE_PRICE_IN_ESCALATE/_OUT_ESCALATE")
+    assert current_watch().labels[id(strong)] == "escalate"
+    with pytest.raises(
+        ValueError, match="COLLATE_LM_EXTRACTOR_ESCALATE=openai/x is the extractor's own model"
+    ):
+        configure(wired.replace(lm_extractor_escalate="openai/x"), build_program(wired, store))
+    dspy.configure(callbacks=[])
