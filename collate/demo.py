@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from collate import reader
 from collate import run as evaluate_run
+from collate.errors import exit_process
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
 from evaluate.store_check import check_store
@@ -221,7 +223,9 @@ def answer_and_compare(
                 f"\nThe baseline on the same questions: {name} (one LM call per question over retrieved passages)"
             )
         with stage_warnings_to(run_dir / "warnings.log") as kept:
-            code = evaluate_run.main(run_args + lm_args, lm_checked=checked)
+            # rerunning the demo starts a new folder: a Ctrl-C names the command that resumes this one
+            resume = shlex.join(["python", "-m", "evaluate.run", *run_args])
+            code = evaluate_run.main(run_args + lm_args, lm_checked=checked, resume=resume)
         if kept.summary():
             print(kept.summary())
         if code != 0:
@@ -248,4 +252,4 @@ def _accuracies(name: str, run_dir: Path) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_process(main())  # after Ctrl-C at once, not after the abandoned answering threads

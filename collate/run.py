@@ -85,11 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None, *, lm_checked: bool = False) -> int:
-    """lm_checked: the caller (collate demo) already made the preflight call."""
+def main(argv=None, *, lm_checked: bool = False, resume: str | None = None) -> int:
+    """lm_checked: the caller (collate demo) already made the preflight call; resume: the command line
+    that resumes this run, when it is not the caller's own (the demo makes a new folder each time)."""
     # a Ctrl-C during the answering says what was kept (below); before it, nothing was asked
     return run_main(
-        lambda: _main(argv, lm_checked), "interrupted before any question was asked: nothing to keep"
+        lambda: _main(argv, lm_checked, resume), "interrupted before any question was asked: nothing to keep"
     )
 
 
@@ -98,7 +99,7 @@ def entry() -> NoReturn:
     exit_process(main())
 
 
-def _main(argv, lm_checked: bool) -> int:
+def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
@@ -136,6 +137,7 @@ def _main(argv, lm_checked: bool) -> int:
             variant=variant,
             program_hash=compiled.program_hash(program),
             models=settings.models_under_test(),
+            index=str(args.index),
         )
         journal = open_run_folder(out_dir, same_run)
         asking = len(journal.answered(item.question_id for item in items)) < len(items)
@@ -180,7 +182,9 @@ def _main(argv, lm_checked: bool) -> int:
             journal=journal,
         )
     except KeyboardInterrupt:  # the MLflow run is marked; the answers finished so far are on disk
-        print(interrupted_line(journal, items, out_given=args.out is not None), file=sys.stderr)
+        print(
+            interrupted_line(journal, items, out_given=args.out is not None, resume=resume), file=sys.stderr
+        )
         return int(Exit.INTERRUPTED)
     print(format_summary(result.summary))
     for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):

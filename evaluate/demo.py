@@ -1,8 +1,7 @@
 """`python -m evaluate.demo`: kept as an entry point; the command lives in collate/demo.py."""
 
-import sys
-
 from collate.demo import main
+from collate.errors import exit_process
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_process(main())  # after Ctrl-C at once, not after the abandoned answering threads

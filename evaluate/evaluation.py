@@ -274,7 +274,8 @@ def evaluate_program(
             "seconds": round(seconds, 2),
             "total_tokens": tokens,
             **totals(lm_stages),
-            **cascade_summary([a.run_log for a in answered]),  # cascade_* keys, only when one ran
+            # cascade_* keys, only when one ran; this run's documents only, like its cost
+            **cascade_summary([a.run_log for a in answered if a.question_id not in resumed]),
             "lm_stages": lm_stages,
             "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
             **budget_figures(budget, answered),

@@ -30,9 +30,10 @@ def run_settings(
     variant: str,
     program_hash: str,
     models: list[str],
+    index: str,
 ) -> dict:
     """What makes two runs' answers interchangeable: the questions (file, content, selection), the
-    program (variant and state) and the models. Not the concurrency: the same run gives the same
+    program (variant and state), the models (the cascade's strong one included) and the index read. Not the concurrency: the same run gives the same
     answers at any (programs.batch); not the judge: every answer is scored again when the run ends."""
     return {
         "dataset": str(Path(dataset_file).resolve()),
@@ -43,6 +44,7 @@ def run_settings(
         "variant": variant,
         "program_hash": program_hash,
         "models": list(models),
+        "index": str(Path(index).resolve()),
     }
 
 
@@ -60,7 +62,9 @@ def open_run_folder(out_dir: Path, settings: dict) -> AnswerJournal:
                 "to start over"
             ) from None
         differ = [key for key in wanted if not isinstance(recorded, dict) or recorded.get(key) != wanted[key]]
-        if differ:
+        if differ and not _holds_answers(journal):  # e.g. a run that stopped at its LM check: nothing to mix
+            _write_header(header, wanted)
+        elif differ:
             there = recorded if isinstance(recorded, dict) else {}
             what = "; ".join(f"{k} {_short(wanted[k])} now, {_short(there.get(k))} there" for k in differ)
             raise BadInput(
@@ -74,10 +78,18 @@ def open_run_folder(out_dir: Path, settings: dict) -> AnswerJournal:
         )
     else:
         out_dir.mkdir(parents=True, exist_ok=True)
-        partial = header.with_suffix(".json.part")
-        partial.write_text(json.dumps(wanted, ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(partial, header)  # whole or absent: a run stopped here starts over cleanly
+        _write_header(header, wanted)
     return AnswerJournal.open(journal)
+
+
+def _holds_answers(journal: Path) -> bool:
+    return journal.is_file() and journal.stat().st_size > 0
+
+
+def _write_header(header: Path, settings: dict) -> None:
+    partial = header.with_suffix(".json.part")
+    partial.write_text(json.dumps(settings, ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(partial, header)  # whole or absent: a run stopped here starts over cleanly
 
 
 def resumed_line(journal: AnswerJournal, items: list[DatasetItem]) -> str | None:
@@ -96,15 +108,19 @@ def resumed_line(journal: AnswerJournal, items: list[DatasetItem]) -> str | None
     return line
 
 
-def interrupted_line(journal: AnswerJournal, items: list[DatasetItem], out_given: bool) -> str:
+def interrupted_line(
+    journal: AnswerJournal, items: list[DatasetItem], out_given: bool, resume: str | None = None
+) -> str:
     """The one line a Ctrl-C prints: how many answers are kept where, and the command that resumes
-    (without --out the same command would start a new folder: the line names this one)."""
+    (without --out the same command would start a new folder: the line names this one; `resume`, a
+    caller's own command line, when the user's command is not the one that resumes, as for the demo)."""
     kept = len(journal.answered(item.question_id for item in items))
-    again = (
-        "run the same command to resume"
-        if out_given
-        else f"run the same command with --out {journal.path.parent} to resume"
-    )
+    if resume:
+        again = f"`{resume}` resumes it"
+    elif out_given:
+        again = "run the same command to resume"
+    else:
+        again = f"run the same command with --out {journal.path.parent} to resume"
     return f"interrupted: {kept} of {len(items)} answers kept in {journal.path}; {again}"
 
 

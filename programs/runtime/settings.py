@@ -238,8 +238,10 @@ class Settings:
         return self.lm_judge or None
 
     def models_under_test(self) -> list[str]:
-        """The models the program's stages use (COLLATE_LM and the per-stage overrides)."""
-        return sorted({m for m in (self.model_for(stage) for stage in ANALYST_STAGES) if m})
+        """The models the program's stages use (COLLATE_LM, the per-stage overrides and the cascade's strong
+        extractor)."""
+        stages = {self.model_for(stage) for stage in ANALYST_STAGES} | {self.lm_extractor_escalate}
+        return sorted(m for m in stages if m)
 
     def self_judged(self) -> bool:
         """The judge is a model under test: its verdicts grade its own answers."""

@@ -45,34 +45,39 @@ CHECK, PARSE, NOT_DISCLOSED = "check", "parse", "not_disclosed"
 
 
 class Escalation:
-    """The strong extractor: a predictor that asks exactly what the extractor's own predictor asks (its
-    instructions and demos are copied in before each extraction), answered by the strong LM.
+    """The strong extractor: for each extraction, a predictor that asks exactly what the extractor's own
+    predictor asks (its instructions and demos), answered by the strong LM.
 
     Held outside DSPy's parameters on purpose: a compiled program saves and loads the same predictors
-    with or without a cascade, and an optimizer never tunes a copy it cannot save."""
+    with or without a cascade, and an optimizer never tunes a copy it cannot save. A new predictor per
+    extraction (like()), never one shared and rewritten: an optimizer's copies of the program share this
+    object and may extract on several threads at once with different instructions and demos."""
 
     def __init__(self):
-        self.predictor = dspy.Predict(ExtractFacts)
+        self.predictor = dspy.Predict(ExtractFacts)  # carries the LM; like() copies what it asks
+        self.watch = None
 
     def __deepcopy__(self, memo):
         return self  # one strong extractor per program, shared by an optimizer's copies (like the fact store)
 
     def attach(self, lm, watch=None) -> None:
         """Answer with `lm`; `watch` (an LMWatch) counts its calls under the stage "escalate"."""
-        self.predictor.lm = lm
+        self.predictor.lm, self.watch = lm, watch
         if watch is not None:
             watch.label(self.predictor, "escalate")
 
     def like(self, predictor: dspy.Predict) -> dspy.Predict:
-        """The strong predictor, showing `predictor`'s instructions and demos."""
+        """A strong predictor of its own, showing `predictor`'s instructions and demos."""
         if self.predictor.lm is None:
             raise RuntimeError(
                 "the cascade's strong extractor has no LM: call programs.runtime.settings.configure(settings, "
                 "program), which builds COLLATE_LM_EXTRACTOR_ESCALATE's, or Escalation.attach(lm)"
             )
-        self.predictor.signature = predictor.signature
-        self.predictor.demos = list(predictor.demos)
-        return self.predictor
+        strong = dspy.Predict(predictor.signature)
+        strong.demos, strong.lm = list(predictor.demos), self.predictor.lm
+        if self.watch is not None:
+            self.watch.label(strong, "escalate")
+        return strong
 
     @property
     def model(self) -> str:

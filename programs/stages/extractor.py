@@ -56,6 +56,7 @@ class DocumentJob:
     missing: list[FieldSpec] = field(default_factory=list)
     passages: list[str] = field(default_factory=list)
     merges: list[Merge] = field(default_factory=list)
+    strong: dspy.Predict | None = None  # the cascade's strong predictor for this extraction (Escalation.like)
 
 
 @dataclass
@@ -67,9 +68,10 @@ class DocumentOutcome:
     repaired: bool = False  # a second call was made for facts that failed the check
     escalated: str = ""  # why the cascade's strong model was asked (cascade.CHECK, PARSE, NOT_DISCLOSED)
     spend: DocumentSpend = field(default_factory=DocumentSpend)  # tokens by model (cascade runs only)
-    pending: list[Fact] = field(
-        default_factory=list
-    )  # new facts the store gets once the second wave passes them
+    # with a cascade: the cheap model's facts of this document, and those of them the store gets only once
+    # the second wave passes them (its "not disclosed" ones; the disclosed ones are stored at once)
+    cheap: list[Fact] = field(default_factory=list)
+    pending: list[Fact] = field(default_factory=list)
 
 
 @dataclass
@@ -115,26 +117,35 @@ class DocumentExtractor(dspy.Module):
 
     def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
+        strong = self.escalation.like(self.extract) if self.escalation is not None else None
+        reuse = self.reuse(strong)
+        jobs = [self.prepare(doc_id, sqs, reuse, strong) for doc_id, sqs in assignments.items()]
+        outcomes, traces = self.run_all(jobs, self.run_job, on_done)
         if self.escalation is not None:
-            self.escalation.like(self.extract)  # before the threads start: they share the strong predictor
-        jobs = [self.prepare(doc_id, sqs, self.reuse()) for doc_id, sqs in assignments.items()]
-        outcomes = self.run_all(jobs, self.run_job, on_done)
+            outcomes.update(self.second_wave(jobs, outcomes, on_done))
+        if dspy.settings.trace is not None:  # plan order, not the order threads finished in
+            for job in jobs:
+                # an escalated document's cheap call is not what it answered: no demo is made of it
+                if not outcomes[job.doc.id].escalated:
+                    dspy.settings.trace.extend(traces[job.doc.id])
         if self.escalation is None:
             return collect(jobs, outcomes)
-        outcomes.update(self.second_wave(jobs, outcomes, on_done))
         cheap = getattr(self.extract.lm or dspy.settings.lm, "price", None)
         return collect(jobs, outcomes, (cheap, getattr(self.escalation.predictor.lm, "price", None)))
 
-    def reuse(self) -> Reuse:
+    def reuse(self, strong: dspy.Predict | None = None) -> Reuse:
         """Which stored facts this extraction may reuse: its own model's and prompt's, and with a cascade
         also the strong model's (the same prompt): never a fact of a model outside the cascade."""
         also: tuple[tuple[str, str], ...] = ()
-        if self.escalation is not None:
-            also = ((self.escalation.model, prompt_version(self.escalation.predictor)),)
+        if self.escalation is not None and strong is not None:
+            also = ((self.escalation.model, prompt_version(strong)),)
         return Reuse(self.model_name(), prompt_version(self.extract), self.any_model, self.matcher, also)
 
-    def run_all(self, jobs: list[DocumentJob], task, on_done) -> dict[str, DocumentOutcome]:
-        """task(job, gate, stop) for every job in one bounded pool; outcomes by document id."""
+    def run_all(
+        self, jobs: list[DocumentJob], task, on_done
+    ) -> tuple[dict[str, DocumentOutcome], dict[str, list]]:
+        """task(job, gate, stop) for every job in one bounded pool; outcomes and DSPy traces by document id
+        (the caller adds the traces to the optimizer's, in plan order)."""
         outcomes: dict[str, DocumentOutcome] = {}
         # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
         # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
@@ -162,10 +173,7 @@ class DocumentExtractor(dspy.Module):
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
-        if dspy.settings.trace is not None:  # plan order, not the order threads finished in
-            for job in jobs:
-                dspy.settings.trace.extend(traces[job.doc.id])
-        return outcomes
+        return outcomes, traces
 
     def traced_job(self, job: DocumentJob, gate, stop, task=None) -> tuple[DocumentOutcome, list]:
         """task (run_job by default) with its own trace: an optimizer bootstraps its extractor demo from the
@@ -178,13 +186,14 @@ class DocumentExtractor(dspy.Module):
             outcome = task(job, gate, stop)
             return outcome, list(dspy.settings.trace)
 
-    def prepare(self, doc_id: str, subqueries: list[SubQuery], reuse: Reuse) -> DocumentJob:
+    def prepare(
+        self, doc_id: str, subqueries: list[SubQuery], reuse: Reuse, strong: dspy.Predict | None = None
+    ) -> DocumentJob:
         doc = self.store.catalog.get(doc_id)
         fields = fields_of(subqueries)
         known, merges = self.facts.lookup(doc_id, fields, reuse) if self.facts is not None else ({}, [])
-        return DocumentJob(
-            doc, subqueries, fields, known, [f for f in fields if f.name not in known], merges=merges
-        )
+        missing = [f for f in fields if f.name not in known]
+        return DocumentJob(doc, subqueries, fields, known, missing, merges=merges, strong=strong)
 
     def run_job(self, job: DocumentJob, gate: threading.Semaphore, stop: threading.Event) -> DocumentOutcome:
         if not job.missing:
@@ -237,10 +246,11 @@ class DocumentExtractor(dspy.Module):
     ) -> DocumentOutcome:
         """The document asked again, whole, of the cascade's strong model, with its own repair call; its
         facts replace the cheap ones. Its calls stay out of an optimizer's trace: the strong predictor is
-        not one the program saves. If the strong call fails, the cheap facts stand (the failing ones flagged
-        and not stored, so a later run asks again)."""
-        assert self.escalation is not None
-        strong, repaired = self.escalation.predictor, False
+        not one the program saves. If the strong call fails, the cheap facts stand in this answer (the failing ones
+        flagged), but only the disclosed, verified ones are stored: a doubted fact is never reused, so a
+        later run asks again. An unreadable cheap reply leaves nothing to stand: the document failed."""
+        assert job.strong is not None
+        strong, repaired = job.strong, False
         try:
             with dspy.context(trace=None):
                 with gate:
@@ -251,9 +261,10 @@ class DocumentExtractor(dspy.Module):
                     new, repaired = self.repaired(job, new, failing, gate, pages, strong, spend.strong), True
         except Exception as e:
             logger.warning("escalation of %s (%s) failed: %s", job.doc.id, why, lm_error_reason(e)[:300])
-            if not cheap:
+            if why == PARSE:
                 return self.failed(job, e, spend, escalated=why)
-            return self.finish(job, cheap, spend=spend, escalated=why, store=[f for f in cheap if f.usable])
+            trusted = [f for f in cheap if f.usable and f.disclosed]
+            return self.finish(job, cheap, spend=spend, escalated=why, store=trusted)
         return self.finish(job, new, repaired=repaired, spend=spend, escalated=why)
 
     def second_wave(
@@ -282,13 +293,13 @@ class DocumentExtractor(dspy.Module):
 
             def again(job: DocumentJob, gate, stop) -> DocumentOutcome:
                 first = outcomes[job.doc.id]
-                if stop.is_set():
-                    return self.finish(job, first.pending, spend=first.spend)
+                if stop.is_set():  # interrupted: the doubted facts are not stored (the disclosed ones are)
+                    return self.finish(job, first.cheap, spend=first.spend, store=[])
                 return self.escalated(
-                    job, NOT_DISCLOSED, first.pending, gate, self.page_texts(job.doc.id), first.spend
+                    job, NOT_DISCLOSED, first.cheap, gate, self.page_texts(job.doc.id), first.spend
                 )
 
-            wave = self.run_all([j for j in jobs if j.doc.id in suspects], again, on_done)
+            wave, _ = self.run_all([j for j in jobs if j.doc.id in suspects], again, on_done)
             current.update(wave)
             redone.update(wave)
         for doc_id, outcome in outcomes.items():
@@ -395,11 +406,14 @@ class DocumentExtractor(dspy.Module):
         hold: bool = False,
         store: list[Fact] | None = None,
     ) -> DocumentOutcome:
-        """Store the new facts (`store` of them when given; none yet when `hold`: the cascade's second wave
-        decides) and give every field of the document one, reused, new or not disclosed."""
+        """Store the new facts (`store` of them when given; with `hold`, the "not disclosed" ones wait for the
+        cascade's second wave, which may doubt them: the rest are stored now, so a stopped run keeps them)
+        and give every field of the document one, reused, new or not disclosed."""
         kept = new if store is None else store
-        if self.facts is not None and kept and not hold:
-            self.facts.put_many(kept)
+        held = [f for f in kept if not f.disclosed] if hold else []
+        now = [f for f in kept if f.disclosed] if hold else kept
+        if self.facts is not None and now:
+            self.facts.put_many(now)
         got = {f.field: f for f in new} | job.known
         unanswered = [s.name for s in job.missing if s.name not in got]
         if unanswered:
@@ -416,7 +430,8 @@ class DocumentExtractor(dspy.Module):
             repaired=repaired,
             escalated=escalated,
             spend=spend or DocumentSpend(),
-            pending=kept if hold else [],
+            cheap=list(new) if self.escalation is not None and not escalated else [],
+            pending=held,
         )
 
     def failed(

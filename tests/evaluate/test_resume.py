@@ -23,6 +23,7 @@ def _settings(**changes) -> dict:
         variant="uncompiled",
         program_hash="60ef53c",
         models=["openai/m"],
+        index="idx",
     )
     return run_settings(**{**values, **changes})
 
@@ -56,7 +57,7 @@ def test_a_new_folder_records_its_settings_and_the_same_settings_resume_it(tmp_p
 )
 def test_other_settings_into_the_same_folder_are_refused_naming_the_fix(tmp_path, change, named):
     out = tmp_path / "run"
-    open_run_folder(out, _settings())
+    open_run_folder(out, _settings()).append(Answered("q0", "question 0?", ["d1"], answer="1"))
     with pytest.raises(BadInput) as refused:
         open_run_folder(out, _settings(**change))
     message = str(refused.value)
@@ -86,6 +87,11 @@ def test_the_lines_say_how_many_were_kept_and_how_to_resume(tmp_path):
     # without --out the same command would start a new folder: the line names the one to resume
     assert interrupted_line(journal, items, out_given=False).endswith(
         f"run the same command with --out {tmp_path} to resume"
+    )
+    # the demo makes a new folder each time: the line names the command that resumes this one
+    demo = interrupted_line(journal, items, out_given=True, resume="python -m evaluate.run --out demo/runs/1")
+    assert (
+        demo.endswith("`python -m evaluate.run --out demo/runs/1` resumes it") and "same command" not in demo
     )
     for qid in ("q1", "q2", "q3"):
         journal.append(Answered(qid, "?", [], answer="1"))

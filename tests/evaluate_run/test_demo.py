@@ -126,7 +126,7 @@ def test_lm_flags_and_options_are_passed_on_to_evaluate_run(small_corpus, tmp_pa
     _no_rebuild(monkeypatch)
     seen, checked = [], []
     monkeypatch.setattr(demo, "preflight", lambda settings, stages: checked.append(settings.api_base))
-    monkeypatch.setattr(demo.evaluate_run, "main", lambda argv, lm_checked: seen.append(argv) or 0)
+    monkeypatch.setattr(demo.evaluate_run, "main", lambda argv, lm_checked, resume: seen.append(argv) or 0)
     assert (
         demo.main(
             [

@@ -213,3 +213,87 @@ def test_configure_attaches_the_strong_lm_counted_as_escalate(settings, store):
     ):
         configure(wired.replace(lm_extractor_escalate="openai/x"), build_program(wired, store))
     dspy.configure(callbacks=[])
+
+
+def stored(tmp_path) -> set[tuple[str, str, bool]]:
+    store = FactStore(tmp_path / "facts.sqlite")
+    try:
+        rows = store._conn.execute("SELECT doc_id, field, disclosed FROM facts").fetchall()
+    finally:
+        store.close()
+    return {(d, f, bool(x)) for d, f, x in rows}
+
+
+def undisclosed_revenue() -> dict:
+    answer = reply("13.00%", "资本充足率 13.00%", 2, "", "", 5)
+    answer["values"][1].update(disclosed=False, value=None, quote=None, page=None)
+    return answer
+
+
+def test_a_failed_escalation_never_stores_the_doubted_not_disclosed(cascade_run, monkeypatch, tmp_path):
+    """Before: the strong call failed (here an unreadable reply; a 429 or a spent budget alike) and the cheap
+    "not disclosed" was stored, so every later run reused it and never asked again."""
+    monkeypatch.setattr(cascade, "PEERS_AT_LEAST", 2)
+    garbled = {"(id doc-c)": {"values": "this is not json"}}
+    pred, _, strong = cascade_run({**GOOD, "(id doc-c)": undisclosed_revenue()}, garbled)
+    assert documents_asked(strong) == ["doc-c"]
+    assert pred.missing == []  # the cheap facts stand in this answer: the document did not fail
+    revenue = next(f for f in pred.facts if (f.doc_id, f.field) == ("doc-c", "revenue"))
+    assert not revenue.disclosed
+    assert ("doc-c", "capital_adequacy_ratio", True) in stored(tmp_path)  # verified: kept
+    assert not any(d == "doc-c" and f == "revenue" for d, f, _ in stored(tmp_path))  # doubted: not kept
+    _, cheap, strong = cascade_run({**GOOD, "(id doc-c)": undisclosed_revenue()})
+    assert documents_asked(cheap) == ["doc-c"] and documents_asked(strong) == ["doc-c"]  # asked again
+
+
+def test_a_held_document_s_disclosed_facts_are_stored_before_the_second_wave(
+    cascade_run, monkeypatch, tmp_path
+):
+    """Before: every fact of a document with a "not disclosed" waited for the second wave, so a run stopped
+    before it (Ctrl-C) kept none of them and paid for them again."""
+    monkeypatch.setattr(cascade, "PEERS_AT_LEAST", 2)
+    seen: list[set] = []
+
+    def interrupted(self, jobs, outcomes, on_done):
+        seen.append(stored(tmp_path))
+        raise KeyboardInterrupt
+
+    from programs.stages.extractor import DocumentExtractor
+
+    monkeypatch.setattr(DocumentExtractor, "second_wave", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cascade_run({**GOOD, "(id doc-c)": undisclosed_revenue()})
+    assert ("doc-c", "capital_adequacy_ratio", True) in seen[0]
+    assert not any(d == "doc-c" and f == "revenue" for d, f, _ in seen[0])
+
+
+def test_an_escalated_document_s_cheap_call_makes_no_demo(cascade_run):
+    """Before: the optimizer's trace kept the cheap call's wrong 14.00% for doc-c while the answer used the
+    strong model's 13.00%: a bootstrapped demo could teach the wrong value."""
+    trace: list = []
+    dspy.configure(trace=trace)  # as an optimizer's bootstrap collects it (a context would hide use_lm's LM)
+    try:
+        pred, _, _ = cascade_run({**GOOD, "(id doc-c)": WRONG_C})
+    finally:
+        dspy.configure(trace=[])
+    traced = [str(inputs) + str(outputs) for _, inputs, outputs in trace]
+    assert pred.trace["extract"]["escalated"] == {"doc-c": "check"}
+    assert any("(id doc-a)" in t for t in traced)
+    assert not any("14.00%" in t for t in traced)
+
+
+def test_each_extraction_gets_its_own_strong_predictor(settings, store):
+    """Before: one strong predictor, rewritten by every extraction: an optimizer's candidates extracting on
+    several threads could send one candidate's instructions with another's demos."""
+    program = build_program(settings.replace(lm_extractor_escalate="openai/strong"), store)
+    escalation = program.extractor.escalation
+    escalation.attach(model_lm("openai/strong", GOOD))
+    first, second = (
+        dspy.Predict(program.extractor.extract.signature),
+        dspy.Predict(program.extractor.extract.signature.with_instructions("other instructions")),
+    )
+    first.demos = [dspy.Example(values=[])]
+    a, b = escalation.like(first), escalation.like(second)
+    assert a is not b and a.lm is b.lm is escalation.predictor.lm
+    assert (a.demos, a.signature.instructions) == (first.demos, first.signature.instructions)
+    assert (b.demos, b.signature.instructions) == ([], "other instructions")
