@@ -380,8 +380,11 @@ def format_summary(summary: dict) -> str:
         )
     lm = lm_line(summary)
     text = f"{text}\n{lm}" if lm else text
+    figures = summary.get("cost") or None  # made with the run's settings: they name a model of unknown price
     cost = cost_lines(
-        summary.get("lm_stages") or {}, int((summary.get("cost") or {}).get("facts_saved_calls", 0))
+        summary.get("lm_stages") or {},
+        int((figures or {}).get("facts_saved_calls", 0)),
+        figures=figures if figures and "price_known" in figures else None,
     )
     cascade = cascade_line(summary)
     return "\n".join([text, *cost, *([cascade] if cascade else []), *budget_lines(summary)])

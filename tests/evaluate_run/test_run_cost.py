@@ -107,4 +107,8 @@ def test_a_rerun_on_the_same_fact_store_reports_the_extraction_calls_it_saved(
     second = json.loads((tmp_path / "again" / "summary.json").read_text(encoding="utf-8"))["cost"]
     assert first["facts_saved_calls"] == 0 and extracted > 0 and again == 0
     assert second["facts_saved_calls"] == extracted
-    assert f"fact store: {extracted} document" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"fact store: {extracted} document" in printed
+    # no price set: the console names the model and the setting that prices it (before: "the model")
+    model = second["unpriced_models"]["COLLATE_PRICE_IN/_OUT"]
+    assert model.startswith("openai/") and f"({model} is in no price table: set COLLATE_PRICE_IN/_OUT" in printed
