@@ -111,4 +111,6 @@ def test_a_rerun_on_the_same_fact_store_reports_the_extraction_calls_it_saved(
     assert f"fact store: {extracted} document" in printed
     # no price set: the console names the model and the setting that prices it (before: "the model")
     model = second["unpriced_models"]["COLLATE_PRICE_IN/_OUT"]
-    assert model.startswith("openai/") and f"({model} is in no price table: set COLLATE_PRICE_IN/_OUT" in printed
+    assert (
+        model.startswith("openai/") and f"({model} is in no price table: set COLLATE_PRICE_IN/_OUT" in printed
+    )
