@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from collate import reader
 from collate import run as evaluate_run
@@ -251,5 +252,11 @@ def _accuracies(name: str, run_dir: Path) -> str:
     )
 
 
+def entry() -> NoReturn:
+    """`python -m evaluate.demo`: main(), then the process ends with its code; after Ctrl-C at once, not
+    after the answering threads it abandoned (collate.errors.exit_process)."""
+    exit_process(main())
+
+
 if __name__ == "__main__":
-    exit_process(main())  # after Ctrl-C at once, not after the abandoned answering threads
+    entry()
