@@ -8,11 +8,12 @@ from pathlib import Path
 
 from collate import estimate
 from collate.budget_flags import add_budget_arguments, check_budget_arguments
+from collate.compile_job import compile_job
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
 from evaluate.store_check import check_store
-from optimize.compiler import CompileJob, analyst_without_fact_reuse, budget_line, run_compile
+from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
 from programs.runtime.cost_report import cost_lines
@@ -99,20 +100,7 @@ def main(argv=None) -> int:
     except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    job = CompileJob(
-        optimizer=args.optimizer,
-        stage=args.stage,
-        seed=args.seed,
-        max_calls=args.max_calls,
-        max_tokens=args.max_tokens,
-        max_usd=args.max_usd,
-        threads=args.threads,
-        max_demos=args.max_demos,
-        threshold=args.threshold,
-        final_weight=args.final_weight,
-        limit=args.limit,
-        force=args.force,
-    )
+    job = compile_job(args)
     out = Path(args.out)
     try:
         result = run_compile(

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from collate.budget_flags import check_budget_arguments
+from collate.compile_job import compile_job
 from collate.inputs import BadInput, lm_overrides, open_store
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
@@ -126,7 +127,6 @@ def quote_compile(args, counter: TokenCounter | None = None) -> Quote:
     from optimize.compile_quote import quote_compile as quote_job
     from optimize.compiler import (
         DEFAULT_THRESHOLD,
-        CompileJob,
         analyst_without_fact_reuse,
         check_budget,
         optimizer_extra,
@@ -138,18 +138,7 @@ def quote_compile(args, counter: TokenCounter | None = None) -> Quote:
     items = load_dataset(args.dataset)
     store = open_store(args.index)
     program = analyst_without_fact_reuse(settings, store)
-    job = CompileJob(
-        optimizer=args.optimizer,
-        stage=args.stage,
-        seed=args.seed,
-        max_calls=args.max_calls,
-        threads=args.threads,
-        max_demos=args.max_demos,
-        threshold=args.threshold,
-        final_weight=args.final_weight,
-        limit=args.limit,
-        force=args.force,
-    )
+    job = compile_job(args)  # the caps included: the quote names one it is above
     trainset, valset, _ = training_sets(items, job)
     if not trainset:
         raise BadInput("no training examples: the dataset's train split has no metadata rows / questions")
