@@ -42,6 +42,15 @@ def quote_adapter(settings) -> dspy.Adapter:
     return current if isinstance(current, dspy.ChatAdapter) else dspy.ChatAdapter()
 
 
+def begin(
+    program, store, settings, what: str, counter: TokenCounter | None, demos: int
+) -> tuple[StagePrompts, Quote]:
+    """The prompts as the run would render them, and an empty quote counted with the same tokenizer."""
+    counter = counter or default_counter()
+    prompts = StagePrompts(program, store, quote_adapter(settings), counter, settings, settings.k, demos)
+    return prompts, Quote(what=what, documents=0, tokenizer=counter.name)
+
+
 def quote_questions(
     program,
     store,
@@ -56,10 +65,8 @@ def quote_questions(
 
     demos: few-shot demos an optimizer will have added per predictor; reused_facts: the fact store the
     run reuses facts from (named in a note: the quote does not subtract them)."""
-    counter = counter or default_counter()
-    prompts = StagePrompts(program, store, quote_adapter(settings), counter, settings, settings.k, demos)
+    prompts, quote = begin(program, store, settings, what, counter, demos)
     catalog = program.catalog
-    quote = Quote(what=what, documents=0, tokenizer=counter.name)
     readers: Counter[str] = Counter()
     whole_catalog = False
     for question, doc_ids in questions:
@@ -128,9 +135,7 @@ def quote_extraction(
     demos: int = 0,
 ) -> Quote:
     """The quote of extractions alone (an extractor-stage compile): one call per (_, [document]) pair."""
-    counter = counter or default_counter()
-    prompts = StagePrompts(program, store, quote_adapter(settings), counter, settings, settings.k, demos)
-    quote = Quote(what=what, documents=0, tokenizer=counter.name)
+    prompts, quote = begin(program, store, settings, what, counter, demos)
     seen: set[str] = set()
     for _, doc_ids in documents:
         for doc in program.catalog.select(None, within=doc_ids):

@@ -22,7 +22,6 @@ from dspy.adapters.json_adapter import (
     _get_structured_outputs_response_format,
     _has_open_ended_mapping,
 )
-from litellm.utils import type_to_response_format_param
 
 # Hosts whose OpenAI-compatible API requires `max_completion_tokens` (reasoning models refuse `max_tokens`).
 HOSTED_OPENAI = ("api.openai.com", ".openai.azure.com")
@@ -89,6 +88,8 @@ class SchemaJSONAdapter(JSONAdapter):
             # kwargs DSPy keys its cache on, so the key stored after a call never matched the key looked up
             # before it, and every structured call missed the cache (the demo's planner and extractor, 22
             # of its 42 calls, paid again on every rerun). Given the dict, LiteLLM sends it unchanged.
+            from litellm.utils import type_to_response_format_param  # here: importing LiteLLM takes ~3 s
+
             lm_kwargs["response_format"] = type_to_response_format_param(model)
 
 

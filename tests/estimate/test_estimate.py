@@ -19,6 +19,7 @@ from programs.runtime.lm_progress import RunCounts
 from programs.runtime.settings import Settings, configure
 from retrievers.dataset import load_dataset
 from retrievers.indexing.store import IndexStore
+from tests.e2e.test_cascade_e2e import PRICES as CASCADE_PRICES
 
 QUESTIONS = 4
 RUN_CHECKS = (collate_run.inputs_from_compile, collate_run.check_coverage)
@@ -148,12 +149,7 @@ def test_a_cascade_s_strong_calls_are_quoted_as_a_ceiling_beside_the_total(small
         "COLLATE_LM": "openai/strong-model",
         "COLLATE_LM_EXTRACTOR": "openai/cheap-model",
         "COLLATE_LM_EXTRACTOR_ESCALATE": "openai/strong-model",
-        "COLLATE_PRICE_IN": "2",
-        "COLLATE_PRICE_OUT": "8",
-        "COLLATE_PRICE_IN_EXTRACTOR": "0.4",
-        "COLLATE_PRICE_OUT_EXTRACTOR": "1.6",
-        "COLLATE_PRICE_IN_ESCALATE": "2",
-        "COLLATE_PRICE_OUT_ESCALATE": "8",
+        **CASCADE_PRICES,  # strong 2/8, cheap extractor 0.4/1.6 dollars per million tokens
     }.items():
         monkeypatch.setenv(name, value)
     item = load_dataset(str(corpus / "dataset.json"))[0]
