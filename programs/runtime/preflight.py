@@ -50,18 +50,26 @@ class LMUnavailable(BadInput):
 
 
 def preflight(settings: Settings, stages: list[str | None] | None = None) -> None:
-    """Check each distinct model the stages use (None: the default LM) with one 1-token call."""
+    """Check each distinct model the stages use (None: the default LM) with one 1-token call; with the
+    extractor, the cascade's strong model too (a dead one would leave every doubted fact unchecked)."""
     checked: set[str] = set()
-    for stage in stages or [None]:
-        model = settings.model_for(stage) or ""
+    stages = list(stages or [None])
+    if settings.lm_extractor_escalate and "extractor" in stages:
+        stages.append("escalate")
+    for stage in stages:
+        model = model_of(settings, stage)
         if model in checked or (stage is not None and not model):
             continue  # checked already, or a stage with no model of its own and no fallback (no judge named)
         checked.add(model)
         check(settings, stage)
 
 
+def model_of(settings: Settings, stage: str | None) -> str:
+    return (settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)) or ""
+
+
 def check(settings: Settings, stage: str | None = None) -> None:
-    model = settings.model_for(stage) or ""
+    model = model_of(settings, stage)
     seconds = min(settings.timeout, TIMEOUT)
     try:
         lm = build_lm(settings.replace(num_retries=0, timeout=seconds, cache=False), stage)

@@ -144,3 +144,15 @@ def test_a_rate_limited_endpoint_passes_and_each_distinct_model_is_checked_once(
     endpoint.mode, endpoint.bodies[:] = "429", []
     preflight(settings(endpoint.url, "native", lm_judge="openai/judge"), ["planner", "extractor", "judge"])
     assert [b["model"] for b in endpoint.bodies] == ["qwen-test", "judge"]
+
+
+def test_the_cascade_s_strong_model_is_checked_with_the_extractor(endpoint):
+    """Before: only the stages' models were checked, so a strong model that could not answer surfaced as a
+    warning per escalated document, every doubted fact left as the cheap model had it."""
+    endpoint.mode, endpoint.bodies[:] = "ok", []
+    cascade = settings(endpoint.url, "native", lm_extractor_escalate="openai/strong")
+    preflight(cascade, ["planner", "extractor"])
+    assert [b["model"] for b in endpoint.bodies] == ["qwen-test", "strong"]
+    endpoint.bodies[:] = []
+    preflight(cascade, ["planner", "answer"])  # no extraction: no escalation to check
+    assert [b["model"] for b in endpoint.bodies] == ["qwen-test"]
