@@ -64,6 +64,9 @@ METRIC_NAMES = {
 }
 
 
+STAGE_MARK = "collate_stage"  # LMWatch.mark's attribute
+
+
 class LMWatch(BaseCallback):
     def __init__(
         self, every: float = 30.0, timeout: float | None = None, labels: dict[int, str] | None = None
@@ -77,6 +80,12 @@ class LMWatch(BaseCallback):
         self._ticker: threading.Thread | None = None
         self._wake = threading.Event()
 
+    @staticmethod
+    def mark(predictor, stage: str) -> None:
+        """Count `predictor`'s calls under `stage`, carried on the predictor itself: for a predictor made per
+        call (the cascade's strong one), whose id a later predictor may reuse once it is freed."""
+        setattr(predictor, STAGE_MARK, stage)
+
     def label(self, module, stage: str) -> None:
         """Count the calls of `module`'s predictors under `stage` (e.g. evaluate's judge)."""
         for _, predictor in module.named_predictors():
@@ -85,7 +94,11 @@ class LMWatch(BaseCallback):
     # ---- which stage a call belongs to -------------------------------------------------------
     def on_module_start(self, call_id, instance, inputs):
         if isinstance(instance, dspy.Predict):
-            name = self.labels.get(id(instance)) or getattr(instance.signature, "__name__", "lm")
+            name = (
+                getattr(instance, STAGE_MARK, None)
+                or self.labels.get(id(instance))
+                or getattr(instance.signature, "__name__", "lm")
+            )
             stack = self._stack()
             stack.append((call_id, name))
 

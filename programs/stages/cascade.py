@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.runtime.lm_progress import LMWatch
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, Fact
 
@@ -55,14 +56,13 @@ class Escalation:
 
     def __init__(self):
         self.predictor = dspy.Predict(ExtractFacts)  # carries the LM; like() copies what it asks
-        self.watch = None
 
     def __deepcopy__(self, memo):
         return self  # one strong extractor per program, shared by an optimizer's copies (like the fact store)
 
     def attach(self, lm, watch=None) -> None:
         """Answer with `lm`; `watch` (an LMWatch) counts its calls under the stage "escalate"."""
-        self.predictor.lm, self.watch = lm, watch
+        self.predictor.lm = lm
         if watch is not None:
             watch.label(self.predictor, "escalate")
 
@@ -75,8 +75,7 @@ class Escalation:
             )
         strong = dspy.Predict(predictor.signature)
         strong.demos, strong.lm = list(predictor.demos), self.predictor.lm
-        if self.watch is not None:
-            self.watch.label(strong, "escalate")
+        LMWatch.mark(strong, "escalate")  # not labels by id: ids of freed per-call predictors are reused
         return strong
 
     @property
