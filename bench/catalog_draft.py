@@ -160,7 +160,9 @@ def real(docs: Path, skip_speed: bool) -> bool:
     }
     print(f"real filings ({n} from {docs.name} under opaque names, rules only):")
     print("  " + "  ".join(f"{k} {v}/{n} = {v / n:.3f}" for k, v in scores.items()))
-    print(f"  settled {len(drafted)}/{n}; confidence {confidence}; wrong {len(wrong)}; unsettled {len(unsettled)}")
+    print(
+        f"  settled {len(drafted)}/{n}; confidence {confidence}; wrong {len(wrong)}; unsettled {len(unsettled)}"
+    )
     print("\n".join(wrong + unsettled) or "  no misses")
     if errata:
         print("  labels the filings contradict (all-errata scores against the filing's words):")
@@ -234,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         if (docs / "catalog.jsonl").is_file():
             ok &= real(docs, args.skip_speed)
         else:
-            print(f"real filings skipped: {docs}/catalog.jsonl not found (pass {flag} or set COLLATE_REALDOCS)")
+            print(
+                f"real filings skipped: {docs}/catalog.jsonl not found (pass {flag} or set COLLATE_REALDOCS)"
+            )
     ok &= synthetic(args.synth_dir, args.skip_speed)
     print(
         f"targets (real all-errata >= {TARGET_REAL}, synthetic all = {TARGET_SYNTH}): {'met' if ok else 'NOT met'}"
