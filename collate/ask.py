@@ -182,6 +182,17 @@ def write_report(path: str, question: str, pred, store) -> None:
     )
 
 
+def scoring_inputs(args, settings: Settings) -> dict:
+    """What `python -m evaluate.score RUN_DIR` needs to score this answer: the dataset and the one
+    question of it (none for a question of no dataset), and the models under test."""
+    return {
+        "dataset": str(Path(args.dataset).resolve()) if args.dataset else "",
+        "question_ids": [args.question_id] if args.question_id else [],
+        "lm": settings.lm,
+        "models_under_test": settings.models_under_test(),
+    }
+
+
 def read_question(args, require_lm: bool = True) -> tuple[str, list[str] | None, Settings]:
     """The question, its documents (a dataset item's, else None: the whole catalog) and the settings, or
     BadInput naming the fix. Shared with `--estimate`, which quotes exactly what ask would run."""
@@ -267,6 +278,7 @@ def main(argv=None) -> int:
                     "lm_stages": lm_stages,
                     "cost": cost,
                     "settings": settings.as_params(),
+                    "inputs": scoring_inputs(args, settings),
                 },
             )
         except OSError as e:  # the answer is paid for: print it anyway, and say what was not written

@@ -19,8 +19,10 @@ import sys
 from pathlib import Path
 
 from collate.inputs import add_lm_arguments, lm_overrides, parse_cli
+from collate.outputs import writable_file
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.catalog_draft.draft import (
+    DraftWriteError,
     draft_catalog,
     pdf_files,
     summary,
@@ -28,6 +30,7 @@ from retrievers.catalog_draft.draft import (
     why_unsettled,
     write_draft,
 )
+from signatures.errors import BadInput
 
 EXIT_UNSETTLED, EXIT_BAD_INPUT = 1, 2
 
@@ -58,7 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:  # a COLLATE_* setting out of range: its message names the fix
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    listing = write_draft(rows, out)
+    try:
+        listing = write_draft(rows, out)
+    except DraftWriteError as exc:  # the disk filled or changed while the PDFs were read
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if any(r.settled for r in rows):
         try:
             Catalog.load(out)  # what python -m retrievers.build will do with it
@@ -83,8 +90,14 @@ def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
         return (
             f"--out {out} must end in .jsonl (one row per line, the format python -m retrievers.build reads)"
         )
-    if out.exists() and not force:
+    if out.exists() and not force and not out.is_dir():
         return f"{out} exists: pass --force to overwrite it (and {unsettled_path(out).name}), or choose another --out"
+    try:  # checked before the PDFs are read, by making a file where the catalog will go
+        writable_file(out, "--out")
+        if unsettled_path(out).is_dir():
+            return f"--out {out}: {unsettled_path(out)} is a folder: move it, or choose another --out"
+    except BadInput as exc:
+        return str(exc)
     return None
 
 

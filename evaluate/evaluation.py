@@ -282,7 +282,7 @@ def evaluate_program(
             "variant": variant,
             "run_id": run.run_id,
             "tracking_uri": tracking.tracking_uri(),
-            "inputs": run_inputs(all_params, settings),  # nested: no metric of its own
+            "inputs": run_inputs(all_params, settings, dataset_file),  # nested: no metric of its own
         }
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
         for report_path in write_reports(out_dir, answered, pdf_lookup, ocr_lookup):
@@ -326,10 +326,9 @@ def failed_if_interrupted(run: tracking.TrackedRun) -> Iterator[None]:
         raise
 
 
-def run_inputs(params: dict, settings: Settings) -> dict:
+def run_inputs(params: dict, settings: Settings, dataset: str | None) -> dict:
     """What re-scoring the run folder needs (python -m evaluate.score RUN_DIR): the dataset file, the
     question selection and the models under test (so `--judge self` and self-judging can be told)."""
-    dataset = params.get("dataset")
     return {
         "dataset": str(Path(dataset).resolve()) if dataset else "",
         "split": params.get("split", "all"),

@@ -3,7 +3,9 @@
 A run folder (evaluate/run_outputs.py) holds results.jsonl (one line per question: answer, records,
 error), agent_output.json (MuDABench's evaluator input; the records in `json_data`) and summary.json
 (the figures, and under `inputs` the dataset file, the question selection and the models under test).
-Any of the three answer files can be read alone too, as can a predictions list
+A run stopped before its end (Ctrl-C) holds only answers.jsonl (evaluate/journal.py) and run.json (its
+dataset and selection); `collate ask --run-dir` writes answer.json (with `inputs` when the question
+came from a dataset). Any of these answer files can be read alone too, as can a predictions list
 [{question_id, model_answer, records?|facts?, error?}]. Records come back with every answer that had
 them, so final and process accuracy are recomputed from what the run saved, not copied from it.
 """
@@ -16,10 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluate.journal import JOURNAL, read_answers
+from evaluate.resume import HEADER
 from evaluate.scoring import InputError, as_facts, check_predictions
 from retrievers.dataset import read_json_file
 
-ANSWER_FILES = ("results.jsonl", "agent_output.json")  # in order of preference: results hold errors
+ASK_ANSWER = "answer.json"  # programs/runtime/run_folder.write_run
+# in order of preference: results hold errors; answers.jsonl is a stopped run's; answer.json is collate ask's
+ANSWER_FILES = ("results.jsonl", "agent_output.json", JOURNAL, ASK_ANSWER)
 ERROR_PREFIX = "ERROR: "  # agent_output.json's code_resp of a question that failed
 
 
@@ -31,7 +37,8 @@ class SavedRun:
 
     @property
     def inputs(self) -> dict:
-        """The run's dataset, split, seed, limit and models under test (runs since issue 21)."""
+        """The run's dataset, split, seed, limit and models under test (runs since issue 21); for an
+        ask, `question_ids`: the one question it answered."""
         return dict(self.summary.get("inputs") or {})
 
 
@@ -43,24 +50,55 @@ def read_run(path: str | Path) -> SavedRun:
         if not found:
             raise InputError(
                 f"{path} holds no {' or '.join(ANSWER_FILES)}: pass the folder python -m evaluate.run "
-                "wrote (--out), or an answer file"
+                "wrote (--out) or collate ask wrote (--run-dir), or an answer file"
             )
         source = found[0]
     elif path.is_file():
         source = path
     else:
         raise InputError(f"no such run folder or file: {path}; pass the folder python -m evaluate.run wrote")
-    predictions = read_jsonl(source) if source.suffix == ".jsonl" else read_answer_list(source)
+    if source.name == JOURNAL:
+        predictions = [
+            _prediction(vars(a), f"{source} ({a.question_id})") for a in read_answers(source).values()
+        ]
+    elif source.name == ASK_ANSWER:
+        predictions = [_ask_prediction(source)]
+    elif source.suffix == ".jsonl":
+        predictions = read_jsonl(source)
+    else:
+        predictions = read_answer_list(source)
     check_predictions(predictions, str(source))
     return SavedRun(predictions, source, _summary_beside(source))
 
 
 def _summary_beside(source: Path) -> dict:
-    path = source.parent / "summary.json"
-    if not path.is_file():
-        return {}
-    summary = read_json_file(path, InputError, missing="", expected="the run's summary object")
-    return summary if isinstance(summary, dict) else {}
+    """summary.json of a finished run; else a stopped run's run.json (its dataset and question
+    selection, as summary.json's `inputs`); else an ask's answer.json, which carries its own inputs."""
+    folder = source.parent
+    if (folder / "summary.json").is_file():
+        return _object(folder / "summary.json")
+    if (folder / HEADER).is_file():
+        header = _object(folder / HEADER)
+        keys = ("dataset", "split", "seed", "limit")
+        return {"inputs": {k: header.get(k) for k in keys}, "dataset_hash": header.get("dataset_hash")}
+    if source.name == ASK_ANSWER:
+        return {"inputs": _object(source).get("inputs") or {}}
+    return {}
+
+
+def _ask_prediction(source: Path) -> dict:
+    answer = _object(source)
+    if not answer.get("question_id"):
+        raise InputError(
+            f"{source}: collate ask answered a question of no dataset, so there is no gold answer to score "
+            "it against; ask it with --dataset DS --question-id QID --run-dir DIR to score it"
+        )
+    return _prediction(answer, str(source))
+
+
+def _object(path: Path) -> dict:
+    found = read_json_file(path, InputError, missing="", expected="a JSON object")
+    return found if isinstance(found, dict) else {}
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -82,6 +82,8 @@ def write_run(run_dir: str | Path, pred, question_id: str | None = None, extra: 
     summary = {
         "question_id": question_id,
         "model_answer": pred.answer,
+        "error": getattr(pred, "error", None),
+        "records": getattr(pred, "records", None),  # what evaluate.score's process accuracy reads
         "result": pred.result,
         "code": pred.code,
         "citations": pred.citations,

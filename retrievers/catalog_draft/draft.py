@@ -190,18 +190,34 @@ def catalog_text(rows: list[DraftRow], catalog_dir: Path) -> str:
 
 def write_draft(rows: list[DraftRow], out: Path) -> Path | None:
     """Write the settled rows to `out` (JSONL) and the unsettled ones to `<out>.unsettled.txt`; a stale
-    list from an earlier draft is removed. Returns the list's path, None when every row settled."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    list from an earlier draft is removed. Returns the list's path, None when every row settled.
+    A write that fails (a read-only disk, a folder named like the file, a full disk) leaves no `.tmp`
+    behind and `out` as it was, and raises DraftWriteError naming the fix."""
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(catalog_text(rows, out.parent), encoding="utf-8")
-    tmp.replace(out)
     listing = unsettled_path(out)
     unsettled = [r for r in rows if not r.settled]
-    if not unsettled:
-        listing.unlink(missing_ok=True)
-        return None
-    listing.write_text(unsettled_report(unsettled, out), encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(catalog_text(rows, out.parent), encoding="utf-8")
+        tmp.replace(out)
+        if not unsettled:
+            listing.unlink(missing_ok=True)
+            return None
+        listing.write_text(unsettled_report(unsettled, out), encoding="utf-8")
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the folder itself cannot be written: no .tmp was made in it
+            pass
+        raise DraftWriteError(
+            f"cannot write the catalog {out} ({exc.strerror or exc}): give a file path in a folder you can "
+            "write to, on a disk with free space"
+        ) from exc
     return listing
+
+
+class DraftWriteError(Exception):
+    """The drafted catalog could not be written; the message names the fix."""
 
 
 def unsettled_report(rows: list[DraftRow], out: Path) -> str:

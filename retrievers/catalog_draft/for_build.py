@@ -12,6 +12,7 @@ from pathlib import Path
 
 from retrievers.catalog_draft.draft import (
     DraftRow,
+    DraftWriteError,
     draft_catalog,
     summary,
     unsettled_path,
@@ -40,8 +41,11 @@ def draft_for_build(pdf_dir: str | Path, index_dir: str | Path) -> tuple[Path, l
             f"{out} was edited since a build drafted it: pass it with --catalog {out} (PDFs added since "
             "then need rows of their own), or delete it to draft again"
         )
-    write_draft(rows, out)
-    stamp.write_text(_sha256(out) + "\n")
+    try:
+        write_draft(rows, out)
+        stamp.write_text(_sha256(out) + "\n")
+    except (DraftWriteError, OSError) as exc:
+        raise DraftProblem(str(exc)) from exc
     if not any(r.settled for r in rows):
         raise DraftProblem(
             f"none of the {len(rows)} PDFs in {pdf_dir} could be settled by rules: complete their rows in "

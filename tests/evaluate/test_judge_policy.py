@@ -115,7 +115,8 @@ def _evaluate(tmp_path, judge=None):
         settings=Settings(lm="fake/x", lm_judge="self" if judge is not None else None),
         out_dir=tmp_path / "run",
         judge=judge,
-        params={"dataset": str(path), "split": "all", "seed": 0, "limit": ""},
+        params={"split": "all", "seed": 0, "limit": ""},
+        dataset_file=str(path),
         autolog=False,
         progress=False,
     )

@@ -76,7 +76,8 @@ def run(tmp_path):
         variant="scripted",
         settings=Settings(lm="fake/x"),
         out_dir=tmp_path / "run",
-        params={"dataset": str(path), "split": "all", "seed": 0, "limit": ""},
+        params={"split": "all", "seed": 0, "limit": ""},
+        dataset_file=str(path),  # as collate run passes it
         autolog=False,
         progress=False,
     )
