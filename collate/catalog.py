@@ -112,7 +112,7 @@ def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
 
 
 def _ask_lm(rows, args) -> None:
-    from programs.runtime.settings import Settings, configure
+    from programs.lm.settings import Settings, configure
 
     settings = Settings.from_env(lm_overrides(args), require_lm=False)
     unsettled = sum(1 for r in rows if r.missing() and not r.problem and r.duplicate_of is None)

@@ -1,11 +1,15 @@
 """The fact store: every extracted value with its provenance, in SQLite, reused across questions.
 
-A fact is keyed by (document, field name, field description) and carries the model and extractor
-prompt version that produced it: a later question that needs the same value of the same document
+A fact is keyed by (document, the document's content hash, field name, field description) and carries
+the model and extractor prompt version that produced it. The content hash (the build's sha256 of the
+file, in the index's catalog) ties a fact to the bytes it was read from: a filing replaced under the
+same id and rebuilt has another hash, so its old facts are never reused (they answered questions with
+values on none of its current pages, issue 33), and a fact stored before hashes were kept (content
+"") serves only a document whose catalog has no hash either. Otherwise: a later question that needs the same value of the same document
 reuses it instead of asking the LM again, and a run that died resumes asking only for what is
 missing. Reuse never crosses a model or prompt change unless asked (an optimized extractor must not be
 scored on the old one's facts). A reworded description of the same field (same name, type and unit)
-is matched by meaning when a FieldMatcher is given (programs.runtime.field_match), and every such
+is matched by meaning when a FieldMatcher is given (programs.facts.field_match), and every such
 merge is reported with both descriptions. Writes are serialized by a lock so extractor threads can
 share it; the latest extraction of a key replaces the previous one.
 """
@@ -18,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from programs.runtime.field_match import FieldMatcher
+from programs.facts.field_match import FieldMatcher
 from signatures.types import Fact, FieldSpec
 
 logger = logging.getLogger(__name__)
@@ -37,9 +41,18 @@ CREATE TABLE IF NOT EXISTS facts (
     field_unit TEXT NOT NULL DEFAULT '',
     verdict TEXT NOT NULL DEFAULT '',
     verdict_reason TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (doc_id, field, description)
+    content_hash TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (doc_id, content_hash, field, description)
 )
 """
+# A store written before content hashes were kept has them outside its key: its table is copied into
+# the new one (their facts with content "", reused only for documents without a hash).
+MIGRATE_CONTENT_HASH = (
+    "ALTER TABLE facts RENAME TO facts_before_content_hash",
+    SCHEMA,
+    "INSERT INTO facts ({columns}, created_at) SELECT {old}, created_at FROM facts_before_content_hash",
+    "DROP TABLE facts_before_content_hash",
+)
 # Columns added after the first release: a store written before them gains them on open.
 ADDED_COLUMNS = {
     "field_type": "TEXT NOT NULL DEFAULT ''",
@@ -62,6 +75,7 @@ COLUMNS = (
     "field_unit",
     "verdict",
     "verdict_reason",
+    "content_hash",
 )
 
 
@@ -124,6 +138,8 @@ class FactStore:
             for column, kind in ADDED_COLUMNS.items():
                 if column not in present:
                     self._conn.execute(f"ALTER TABLE facts ADD COLUMN {column} {kind}")
+            if "content_hash" not in present:
+                self._migrate_content_hash()
             self._conn.execute("BEGIN IMMEDIATE")  # takes the write lock: fails now if the file is read-only
             self._conn.execute("ROLLBACK")
         except (sqlite3.Error, OSError) as e:
@@ -132,32 +148,46 @@ class FactStore:
                 "or move a damaged one aside (facts are a cache: a new store re-asks what it needs)"
             ) from None
 
+    def _migrate_content_hash(self) -> None:
+        """Move a store written before content hashes into the keyed table, in one transaction."""
+        old = [c for c in COLUMNS if c != "content_hash"]
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in MIGRATE_CONTENT_HASH:
+                self._conn.execute(statement.format(columns=", ".join(old), old=", ".join(old)))
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
     def __deepcopy__(self, memo):
         return self  # one store shared by every copy of the program (DSPy optimizers deep-copy)
 
-    def get(self, doc_id: str, field: str, description: str) -> Fact | None:
+    def get(self, doc_id: str, field: str, description: str, content_hash: str = "") -> Fact | None:
+        """The fact read from this content of the document (content_hash "": a document without a hash)."""
         with self._lock:
             row = self._conn.execute(
-                f"SELECT {', '.join(COLUMNS)} FROM facts WHERE doc_id=? AND field=? AND description=?",
-                (doc_id, field, description),
+                f"SELECT {', '.join(COLUMNS)} FROM facts WHERE doc_id=? AND content_hash=? AND field=? AND description=?",
+                (doc_id, content_hash, field, description),
             ).fetchone()
         return _to_fact(row) if row else None
 
     def lookup(
-        self, doc_id: str, specs: list[FieldSpec], reuse: Reuse | None = None
+        self, doc_id: str, specs: list[FieldSpec], reuse: Reuse | None = None, content_hash: str = ""
     ) -> tuple[dict[str, Fact], list[Merge]]:
-        """Known facts of a document for these fields (by field name), and the merges made to find them.
+        """Known facts of a document for these fields (by field name), and the merges made to find them:
+        only facts read from the content `content_hash` (the catalog's hash of the file the index holds).
         reuse=None: any stored fact with the exact description (the policy of the first release)."""
         reuse = reuse or Reuse(any_model=True)
         known, merges = {}, []
         for spec in specs:
-            fact = self.get(doc_id, spec.name, spec.description)
+            fact = self.get(doc_id, spec.name, spec.description, content_hash)
             if fact is not None and reuse.allows(fact) and asked_as(fact, spec):
                 known[spec.name] = fact
                 continue
             if reuse.matcher is None:
                 continue
-            for candidate in self.same_field(doc_id, spec):
+            for candidate in self.same_field(doc_id, spec, content_hash):
                 if not reuse.allows(candidate):
                     continue
                 same, how = reuse.matcher.same_meaning(spec.description, candidate.description)
@@ -175,13 +205,14 @@ class FactStore:
                     break
         return known, merges
 
-    def same_field(self, doc_id: str, spec: FieldSpec) -> list[Fact]:
-        """Stored facts of the document with this field's name, type and unit, under any description."""
+    def same_field(self, doc_id: str, spec: FieldSpec, content_hash: str = "") -> list[Fact]:
+        """Stored facts of this content of the document with this field's name, type and unit, under any
+        description."""
         with self._lock:
             rows = self._conn.execute(
-                f"SELECT {', '.join(COLUMNS)} FROM facts WHERE doc_id=? AND field=? AND field_type=? AND field_unit=? "
-                "ORDER BY created_at DESC",
-                (doc_id, spec.name, spec.type, spec.unit),
+                f"SELECT {', '.join(COLUMNS)} FROM facts WHERE doc_id=? AND content_hash=? AND field=? "
+                "AND field_type=? AND field_unit=? ORDER BY created_at DESC",
+                (doc_id, content_hash, spec.name, spec.type, spec.unit),
             ).fetchall()
         return [_to_fact(r) for r in rows]
 
@@ -219,6 +250,7 @@ class FactStore:
                 f.field_unit,
                 f.verdict,
                 f.verdict_reason,
+                f.content_hash,
             )
             for f in facts
         ]
