@@ -1,7 +1,7 @@
 """--max-tokens and --max-usd, the budgets in tokens and dollars beside --max-calls, for run and compile.
 
 Checked before anything is spent (a cap of 0 or below is bad input, exit 2). What a cap does once
-reached is programs/runtime/spend.py's: no new request leaves, what was answered is kept.
+reached is programs/lm/spend.py's: no new request leaves, what was answered is kept.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ from evaluate.store_check import check_store
 from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
-from programs.runtime.cost_report import cost_lines
-from programs.runtime.preflight import check_isolation, preflight
-from programs.runtime.settings import NoLMConfigured, Settings, configure
-from programs.runtime.stages import ANALYST_STAGES
+from programs.lm.cost_report import cost_lines
+from programs.lm.preflight import check_isolation, preflight
+from programs.lm.settings import NoLMConfigured, Settings, configure
+from programs.lm.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, load_dataset
 
 

@@ -38,9 +38,9 @@ from collate.errors import exit_process
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
 from evaluate.store_check import check_store
-from programs.runtime.preflight import LMUnavailable, SandboxUnavailable, check_isolation, preflight
-from programs.runtime.settings import NoLMConfigured, Settings
-from programs.runtime.stages import ANALYST_STAGES
+from programs.lm.preflight import LMUnavailable, SandboxUnavailable, check_isolation, preflight
+from programs.lm.settings import NoLMConfigured, Settings
+from programs.lm.stages import ANALYST_STAGES
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)

@@ -21,9 +21,9 @@ from pathlib import Path
 from collate.budget_flags import check_budget_arguments
 from collate.compile_job import compile_job
 from collate.inputs import BadInput, lm_overrides, open_store
+from programs.lm.settings import Settings
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
-from programs.runtime.settings import Settings
 from retrievers.dataset import DatasetError, load_dataset, select, strip_gold
 
 HELP = (

@@ -29,10 +29,10 @@ from evaluate.resume import interrupted_line, open_run_folder, resumed_line, run
 from evaluate.scoring import unanswered_warnings
 from evaluate.store_check import check_store
 from programs import compiled
-from programs.runtime.preflight import check_isolation, preflight
-from programs.runtime.settings import NoLMConfigured, Settings, configure
-from programs.runtime.spend import Budget
-from programs.runtime.stages import ANALYST_STAGES
+from programs.lm.preflight import check_isolation, preflight
+from programs.lm.settings import NoLMConfigured, Settings, configure
+from programs.lm.spend import Budget
+from programs.lm.stages import ANALYST_STAGES
 from retrievers.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
 
 

@@ -22,7 +22,7 @@ from evaluate.judge import AnswerJudge, JudgeCache
 from evaluate.run_reading import SavedRun, load_records, read_run
 from evaluate.score_report import text_report
 from evaluate.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
-from programs.runtime.settings import SELF_JUDGE, NoLMConfigured, Settings
+from programs.lm.settings import SELF_JUDGE, NoLMConfigured, Settings
 from retrievers.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
 
 

@@ -29,7 +29,7 @@ from evaluate.interruptible import interruptible
 from programs.analyst import Analyst
 from programs.batch import answer_batch
 from programs.protocols import Program
-from programs.runtime.run_folder import to_jsonable
+from programs.run_folder import to_jsonable
 from retrievers.dataset import PublicItem
 
 if TYPE_CHECKING:

@@ -30,10 +30,10 @@ from evaluate.process import process_scores, records_to_facts
 from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from evaluate.scoring import headline, score_items
 from programs import compiled
-from programs.runtime.cost_report import cost_figures, cost_lines
-from programs.runtime.lm_progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
-from programs.runtime.settings import Settings, build_lm
-from programs.runtime.spend import Budget, BudgetReached, enforced
+from programs.lm.cost_report import cost_figures, cost_lines
+from programs.lm.progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
+from programs.lm.settings import Settings, build_lm
+from programs.lm.spend import Budget, BudgetReached, enforced
 from programs.stages.cascade import cascade_line, cascade_summary
 from retrievers.dataset import DatasetItem, dataset_hash, strip_gold
 from signatures.errors import BadInput

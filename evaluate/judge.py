@@ -3,7 +3,7 @@
 The cache is a small SQLite file keyed by (question, gold, answer, judge model): re-scoring a run,
 or scoring two runs that share answers, never pays for the same verdict twice.
 
-A judge exists only when one is named (programs/runtime/settings.py judge_model); `self_judged` says
+A judge exists only when one is named (programs/lm/settings.py judge_model); `self_judged` says
 it is a model under test, which every report then states beside the figures.
 """
 

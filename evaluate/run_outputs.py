@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluate.answering import Answered
-from programs.runtime.run_folder import dump  # the same JSON files collate.ask writes
+from programs.run_folder import dump  # the same JSON files collate.ask writes
 
 logger = logging.getLogger(__name__)
 RAG_KEYS = ("question_id", "retrieved_chunks", "model_answer")

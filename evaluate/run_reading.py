@@ -23,7 +23,7 @@ from evaluate.resume import HEADER
 from evaluate.scoring import InputError, as_facts, check_predictions
 from retrievers.dataset import read_json_file
 
-ASK_ANSWER = "answer.json"  # programs/runtime/run_folder.write_run
+ASK_ANSWER = "answer.json"  # programs/run_folder.write_run
 # in order of preference: results hold errors; answers.jsonl is a stopped run's; answer.json is collate ask's
 ANSWER_FILES = ("results.jsonl", "agent_output.json", JOURNAL, ASK_ANSWER)
 ERROR_PREFIX = "ERROR: "  # agent_output.json's code_resp of a question that failed

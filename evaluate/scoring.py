@@ -30,7 +30,7 @@ from evaluate.final_match import final_match
 from evaluate.judge import AnswerJudge
 from evaluate.metrics import full_correct
 from evaluate.process import aggregate, records_to_facts, score_question
-from programs.runtime.settings import Settings, build_lm
+from programs.lm.settings import Settings, build_lm
 from retrievers.dataset import DatasetItem, dataset_hash
 
 logger = logging.getLogger(__name__)
@@ -273,6 +273,6 @@ def score_items(
 
 
 def build_judge_lm(model: str):
-    """The judge LM, built where every LM is built (programs.runtime.settings), at temperature 0."""
+    """The judge LM, built where every LM is built (programs.lm.settings), at temperature 0."""
     settings = Settings.from_env({"lm_judge": model, "temperature": 0.0}, require_lm=False)
     return build_lm(settings, "judge")

@@ -33,7 +33,7 @@ class OptimizerOptions:
     num_threads: int = 4
     max_demos: int = 4  # bootstrapped demos per predictor
     max_labeled_demos: int = 4
-    reflection_lm: Any = None  # GEPA's proposer LM (a dspy.LM built by programs.runtime.settings)
+    reflection_lm: Any = None  # GEPA's proposer LM (a dspy.LM built by programs.lm.settings)
     max_metric_calls: int | None = None  # GEPA's own budget in metric calls; None = 2 full evals
     extra: dict = field(default_factory=dict)  # passed through to the optimizer's constructor
     compile_extra: dict = field(default_factory=dict)  # passed through to its compile (e.g. MIPRO num_trials)

@@ -12,13 +12,13 @@ import logging
 
 import dspy
 
+from programs.facts.field_match import FieldMatcher
+from programs.facts.store import FactStore
+from programs.lm.errors import lm_error_reason
+from programs.lm.settings import Settings
 from programs.protocols import DocumentStore
 from programs.result import ProgramResult
-from programs.runtime.facts import FactStore
-from programs.runtime.field_match import FieldMatcher
-from programs.runtime.lm_errors import lm_error_reason
-from programs.runtime.run_folder import build_run_log
-from programs.runtime.settings import Settings
+from programs.run_folder import build_run_log
 from programs.stages.answer import Answer, Answerer
 from programs.stages.code_writer import Analysis, CodeWriter, no_records
 from programs.stages.coverage import UNVERIFIED_COLUMN, Coverage, coverage_of, flag_records

@@ -1,4 +1,4 @@
-"""The words both sides read the same way: the normalizer's rules (programs/runtime/units.py) and the scorer
+"""The words both sides read the same way: the normalizer's rules (programs/stages/units.py) and the scorer
 (evaluate/quantities.py, evaluate/cells.py).
 
 "Not disclosed", yes/no, list separators, folding, scale words and month names live here once, so a

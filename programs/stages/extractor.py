@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 
+from programs.facts.store import Merge, Reuse
+from programs.lm.errors import lm_error_reason
 from programs.protocols import DocumentStore
-from programs.runtime.facts import Merge, Reuse
-from programs.runtime.lm_errors import lm_error_reason
 from programs.stages.cascade import (
     CHECK,
     NOT_DISCLOSED,

@@ -12,7 +12,7 @@ from mlflow.tracking import MlflowClient
 
 from evaluate import evaluation, tracking
 from evaluate.judge import AnswerJudge, JudgeCache
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
 
 US_Q = "Based on US stock market, Which three companies had the highest debt-to-assets ratios in {year}? Provide their stock symbols."
 

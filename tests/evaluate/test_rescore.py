@@ -13,7 +13,7 @@ import pytest
 
 import collate.score as score
 from evaluate import evaluation
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
 from retrievers.dataset import load_dataset, split
 
 N = 10

@@ -179,7 +179,7 @@ def test_missing_dataset_exit_2(files, capsys, tmp_path):
 
 
 def test_judge_without_model_config_is_a_clear_error(files, capsys, monkeypatch):
-    from programs.runtime.settings import NoLMConfigured
+    from programs.lm.settings import NoLMConfigured
 
     def no_lm(model):
         raise NoLMConfigured()

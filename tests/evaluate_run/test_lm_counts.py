@@ -16,8 +16,8 @@ from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, Fault
 from programs.analyst import build_program
-from programs.runtime.lm_progress import current_watch
-from programs.runtime.settings import Settings, configure
+from programs.lm.progress import current_watch
+from programs.lm.settings import Settings, configure
 from retrievers.dataset import load_dataset
 from retrievers.indexing.store import IndexStore
 

@@ -12,7 +12,7 @@ from mlflow.tracking import MlflowClient
 from collate import run as evaluate_run
 from evaluate import evaluation, tracking
 from evaluate.final_match import final_match
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
 from retrievers.dataset import load_dataset
 
 

@@ -15,7 +15,7 @@ from mlflow.tracking import MlflowClient
 from collate import run as evaluate_run
 from evaluate import evaluation, tracking
 from programs.analyst import build_program
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
 from retrievers.indexing.store import IndexStore
 
 LIMIT = 3

@@ -7,7 +7,7 @@ import pytest
 
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with, make_optimizer
-from programs.runtime.spend import Budget, BudgetExhausted, enforced
+from programs.lm.spend import Budget, BudgetExhausted, enforced
 
 
 def _score(program, examples, metric) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from programs.runtime.facts import FactStore, Reuse
+from programs.facts.store import FactStore, Reuse
 from signatures.types import Fact, FieldSpec
 
 CAR = FieldSpec(name="capital_adequacy_ratio", description="资本充足率", type="percent", unit="percent")
@@ -61,7 +61,7 @@ def test_a_fact_is_found_only_under_the_content_it_was_read_from(tmp_path):
     assert facts.lookup("doc-a", [CAR], Reuse(any_model=True), "h2") == ({}, [])
     assert facts.lookup("doc-a", [CAR], Reuse(any_model=True)) == ({}, [])  # no hash is not "any hash"
     reworded = CAR.model_copy(update={"description": "期末资本充足率（%）"})
-    from programs.runtime.field_match import FieldMatcher
+    from programs.facts.field_match import FieldMatcher
 
     matched = Reuse(any_model=True, matcher=FieldMatcher())
     assert facts.lookup("doc-a", [reworded], matched, "h1")[0]  # reuse by meaning, same content

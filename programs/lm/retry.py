@@ -3,7 +3,7 @@
 Why: DSPy retries 429s, 5xx and timeouts itself and honours any Retry-After a server sends. A 429 with
 `Retry-After: 86400` slept for a day while the progress line said the request "gives up after 10 s"
 (issue 22). DSPy 3.4 has no setting for it, so `cap_waits` wraps the one function that decides the
-wait (dspy.clients.execution._delay, as programs/runtime/spend.py wraps `_engine` to count requests): a
+wait (dspy.clients.execution._delay, as programs/lm/spend.py wraps `_engine` to count requests): a
 server that asks for more than the cap fails that call at once, naming what it asked for, so the
 document is reported failed and the run goes on; shorter waits are logged with their reason.
 Which errors are retried, and how often, stays DSPy's (num_retries).

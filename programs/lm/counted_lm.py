@@ -4,18 +4,18 @@ Why `update_history`: DSPy 3.4 calls it once per answered call, on the caller's 
 response's usage (empty for a cache hit: a free answer) and DSPy's own price estimate. Overriding
 `forward` instead would make DSPy's `prepare()` treat the LM as a legacy one (no managed retries, no
 cache); a compile then charged every request twice. The LM also carries its stage's Price
-(programs/runtime/prices.py), which replaces DSPy's estimate where the user set one.
+(programs/lm/prices.py), which replaces DSPy's estimate where the user set one.
 
-Listeners are the LM watch (per-stage figures: programs/runtime/lm_progress.py) and any budget in
-force (programs/runtime/spend.py); both attribute a call to the thread that made it.
+Listeners are the LM watch (per-stage figures: programs/lm/progress.py) and any budget in
+force (programs/lm/spend.py); both attribute a call to the thread that made it.
 """
 
 from __future__ import annotations
 
 import dspy
 
-from programs.runtime.prices import Price
-from programs.runtime.spend import Spent, report
+from programs.lm.prices import Price
+from programs.lm.spend import Spent, report
 
 
 class CountedLM(dspy.LM):

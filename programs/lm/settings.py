@@ -12,9 +12,9 @@ from dataclasses import dataclass, fields
 
 import dspy  # noqa: E402
 
-from programs.runtime.env_flags import parse_flag  # noqa: E402
-from programs.runtime.prices import check_prices  # noqa: E402
-from programs.runtime.stages import ANALYST_STAGES, STAGES  # noqa: E402
+from programs.lm.prices import check_prices  # noqa: E402
+from programs.lm.stages import ANALYST_STAGES, STAGES  # noqa: E402
+from signatures.env_flags import parse_flag  # noqa: E402
 
 ENV_PREFIX = "COLLATE_"
 # COLLATE_LM_JUDGE=self / --judge self: the model under test judges its own answers, asked for in so
@@ -75,9 +75,7 @@ class Settings:
     price_out_escalate: float | None = None
     temperature: float = 0.0
     max_tokens: int = 4000
-    num_retries: int = (
-        3  # retries of a request that failed with 429 / 5xx / a timeout (programs/runtime/lm_retry.py)
-    )
+    num_retries: int = 3  # retries of a request that failed with 429 / 5xx / a timeout (programs/lm/retry.py)
     max_wait: float = (
         60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
     )
@@ -93,7 +91,7 @@ class Settings:
     max_tokens_judge: int | None = None
     # The name the output-token limit is sent under. llama.cpp's server, Ollama and older vLLM ignore
     # `max_completion_tokens` (DSPy's native name) and generate until the context is full; auto sends
-    # `max_tokens` to any endpoint that is not OpenAI's own (programs.runtime.lm_endpoint).
+    # `max_tokens` to any endpoint that is not OpenAI's own (programs.lm.endpoint).
     token_param: str = "auto"  # auto | max_tokens | max_completion_tokens
     # JSON-schema decoding (response_format) for the stages: json_schema uses DSPy's JSONAdapter with
     # the stage's output schema, off the ChatAdapter text format; auto = json_schema for local servers.
@@ -108,7 +106,7 @@ class Settings:
     fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
     fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
     fuzzy_reuse: bool = (
-        True  # reuse a stored fact whose description is a rewording (programs.runtime.field_match)
+        True  # reuse a stored fact whose description is a rewording (programs.facts.field_match)
     )
     reuse_facts_from_any_model: bool = False  # True: reuse facts another model or extractor prompt produced
     repair_facts: bool = True  # ask a document once more for facts that failed the check against their page
@@ -286,8 +284,8 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
     Raises NoLMConfigured when none is set.
 
     The stage's output-token limit goes out under the name the endpoint honours
-    (programs.runtime.lm_endpoint: `max_tokens` for local servers, `max_completion_tokens` for OpenAI)."""
-    from programs.runtime.lm_endpoint import engine_for
+    (programs.lm.endpoint: `max_tokens` for local servers, `max_completion_tokens` for OpenAI)."""
+    from programs.lm.endpoint import engine_for
 
     model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
     if not model:
@@ -297,9 +295,9 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         kwargs["api_base"] = settings.api_base
     if settings.api_key:
         kwargs["api_key"] = settings.api_key
-    from programs.runtime.counted_lm import CountedLM
-    from programs.runtime.lm_retry import cap_waits
-    from programs.runtime.prices import price_for
+    from programs.lm.counted_lm import CountedLM
+    from programs.lm.prices import price_for
+    from programs.lm.retry import cap_waits
 
     cap_waits(settings.max_wait)  # DSPy's retries honour any Retry-After: a day-long one must not hang a run
     return CountedLM(  # a dspy.LM that reports each call's tokens and dollars (counted_lm.py)
@@ -327,8 +325,8 @@ def has_own_lm(settings: Settings, stage: str) -> bool:
 def configure(settings: Settings, program=None) -> dspy.LM:
     """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
     per-stage LMs to the program's stage modules. Called by CLIs only."""
-    from programs.runtime.lm_endpoint import apply_structured
-    from programs.runtime.lm_progress import LMWatch, install, stage_labels
+    from programs.lm.endpoint import apply_structured
+    from programs.lm.progress import LMWatch, install, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)

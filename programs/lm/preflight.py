@@ -28,8 +28,8 @@ from dspy.utils.exceptions import (
     LMUnsupportedModelError,
 )
 
-from programs.runtime import spend
-from programs.runtime.settings import Settings, build_lm
+from programs.lm import spend
+from programs.lm.settings import Settings, build_lm
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 What counts: a request that leaves for an LM. A DSPy cache hit costs nothing, so it is counted apart
 (`cache_hits`) and never charged: an identical rerun of a compile reported 57 calls while sending 0
 requests, and GEPA 106 against 2 real ones, when every call was charged. Tokens and dollars are
-added when the answer comes back (programs/runtime/counted_lm.py reports each answered call here), so
+added when the answer comes back (programs/lm/counted_lm.py reports each answered call here), so
 a cap is checked before each request against what the answered ones cost: the requests in flight when
 the cap is crossed still finish (at most `concurrency` of them), no new one starts.
 
@@ -196,7 +196,7 @@ _unreported: contextvars.ContextVar[bool] = contextvars.ContextVar("collate_unre
 
 @contextlib.contextmanager
 def unreported() -> Iterator[None]:
-    """Calls made inside are nobody's spending (the LM check before a run: programs/runtime/preflight.py)."""
+    """Calls made inside are nobody's spending (the LM check before a run: programs/lm/preflight.py)."""
     token = _unreported.set(True)
     try:
         yield
@@ -220,7 +220,7 @@ def enforced(budget: Budget) -> Iterator[Budget]:
     if not hasattr(execution, "_engine"):
         raise RuntimeError(
             "dspy.clients.execution._engine is gone: this DSPy version routes requests elsewhere; "
-            "pin dspy 3.4.x (pyproject.toml) or move programs/runtime/spend.py's hook"
+            "pin dspy 3.4.x (pyproject.toml) or move programs/lm/spend.py's hook"
         )
     inner_engine, inner_execute, inner_aexecute = execution._engine, execution.execute, execution.aexecute
 

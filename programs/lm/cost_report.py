@@ -8,7 +8,7 @@ same figures as plain data for summary.json and answer.json. A stage with calls 
 
 from __future__ import annotations
 
-from programs.runtime.stages import STAGES
+from programs.lm.stages import STAGES
 
 
 def price_setting(stage: str, own_model: bool) -> str:

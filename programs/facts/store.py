@@ -9,7 +9,7 @@ values on none of its current pages, issue 33), and a fact stored before hashes 
 reuses it instead of asking the LM again, and a run that died resumes asking only for what is
 missing. Reuse never crosses a model or prompt change unless asked (an optimized extractor must not be
 scored on the old one's facts). A reworded description of the same field (same name, type and unit)
-is matched by meaning when a FieldMatcher is given (programs.runtime.field_match), and every such
+is matched by meaning when a FieldMatcher is given (programs.facts.field_match), and every such
 merge is reported with both descriptions. Writes are serialized by a lock so extractor threads can
 share it; the latest extraction of a key replaces the previous one.
 """
@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from programs.runtime.field_match import FieldMatcher
+from programs.facts.field_match import FieldMatcher
 from signatures.types import Fact, FieldSpec
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# `settings` below is a programs.runtime.settings.Settings (not imported: settings.py imports this module)
+# `settings` below is a programs.lm.settings.Settings (not imported: settings.py imports this module)
 Settings = Any
 
 PER_MILLION = 1_000_000
@@ -83,7 +83,7 @@ def price_for(settings: Settings, stage: str | None, model: str | None = None) -
 
 def check_prices(settings: Settings) -> None:
     """Refuse half-set prices at start (before any call), not at the first priced response."""
-    from programs.runtime.stages import STAGES
+    from programs.lm.stages import STAGES
 
     for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES)):
         set_price(settings, suffix)

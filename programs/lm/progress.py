@@ -11,7 +11,7 @@ by the program's stage attributes when configure() was given the program, else b
 
 It also adds up, per stage, what the answered calls spent: prompt and completion tokens, dollars
 (calls whose model has no known price are counted as `unpriced_calls`, never as $0) and cache hits;
-programs/runtime/counted_lm.py reports each call on the thread that made it, so the stage is the same.
+programs/lm/counted_lm.py reports each call on the thread that made it, so the stage is the same.
 
 A watch lives as long as the process's DSPy settings (several runs in one process share it), so a
 run's own figures are a difference of two snapshots: `RunCounts` takes one when the run starts and
@@ -29,9 +29,9 @@ from collections import defaultdict
 import dspy
 from dspy.utils.callback import BaseCallback
 
-from programs.runtime import spend
-from programs.runtime.spend import refusal
-from programs.runtime.stages import STAGES
+from programs.lm import spend
+from programs.lm.spend import refusal
+from programs.lm.stages import STAGES
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ class LMWatch(BaseCallback):
 
 
 def stage_labels(program) -> dict[int, str]:
-    """id(predictor) -> stage name for the program's stage attributes (programs.runtime.stages.STAGES)."""
+    """id(predictor) -> stage name for the program's stage attributes (programs.lm.stages.STAGES)."""
 
     labels = {}
     for stage, (_, attribute) in STAGES.items():
@@ -217,7 +217,7 @@ def install(watch: LMWatch) -> LMWatch:
     for old in callbacks:
         if isinstance(old, LMWatch):
             spend.detach(old)
-    spend.attach(watch)  # hears each answered call's tokens and dollars (programs/runtime/counted_lm.py)
+    spend.attach(watch)  # hears each answered call's tokens and dollars (programs/lm/counted_lm.py)
     return watch
 
 
