@@ -32,7 +32,7 @@ from collate.outputs import writable_file, writable_folder
 from evaluate.dataset import DatasetError, load_dataset, strip_gold
 from programs import compiled
 from programs.lm.cost_report import cost_figures, cost_lines
-from programs.lm.preflight import preflight
+from programs.lm.preflight import check_isolation, preflight
 from programs.lm.progress import RunCounts, totals, trouble_line
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.stages import ANALYST_STAGES
@@ -226,6 +226,8 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
     store = open_store(args.index)
     program = build(args, settings, store)
     configure(settings, program)
+    if not args.baseline:  # no isolation here: one line and exit 2, before the LM check's call
+        check_isolation(settings)
     preflight(settings, [None] if args.baseline else list(ANALYST_STAGES))  # a dead LM: one line, exit 2
     return question, doc_ids, settings, program, store
 

@@ -18,7 +18,7 @@ from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compi
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
 from programs.lm.cost_report import cost_lines
-from programs.lm.preflight import preflight
+from programs.lm.preflight import check_isolation, preflight
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.stages import ANALYST_STAGES
 
@@ -67,6 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def preflight_all(settings: Settings, stage: str) -> None:
+    """The checks before a compile spends: the sandbox (the program stage runs generated code, so a
+    machine that refuses it would score every candidate 0), then the LM's 1-token call."""
+    if stage != "extractor":
+        check_isolation(settings)
+    preflight(settings, list(ANALYST_STAGES))
+
+
 def main(argv=None) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
@@ -112,7 +120,7 @@ def main(argv=None) -> int:
             autolog=not args.no_autolog,
             sources={"dataset": args.dataset, "index": args.index},
             # a dead LM: one line and exit 2, after the budget check (a refused budget sends nothing)
-            lm_check=lambda: preflight(settings, list(ANALYST_STAGES)),
+            lm_check=lambda: preflight_all(settings, job.stage),
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)

@@ -30,7 +30,7 @@ from evaluate.runs.evaluation import (
 from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
 from evaluate.tracking.store_check import check_store
 from programs import compiled
-from programs.lm.preflight import preflight
+from programs.lm.preflight import check_isolation, preflight
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
 from programs.lm.stages import ANALYST_STAGES
@@ -141,6 +141,8 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
         )
         journal = open_run_folder(out_dir, same_run)
         asking = len(journal.answered(item.question_id for item in items)) < len(items)
+        if asking and args.program not in FLAT_VARIANTS:  # code would be refused: exit 2 before spending
+            check_isolation(settings)
         if not lm_checked:  # a dead LM is one line and exit 2, not a run of failed questions
             stages: list[str | None] = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
             stages = (stages if asking else []) + ([] if judge is None else ["judge"])

@@ -161,3 +161,35 @@ def test_a_write_that_fails_at_the_end_leaves_no_tmp_and_names_the_fix(pdfs, tmp
     with pytest.raises(DraftWriteError, match="give a file path in a folder you can write to"):
         write_draft(rows, out)
     assert _left_behind(tmp_path) == [] and out.is_dir()
+
+
+# ---- the same filing under two names (issue 33 item 5) --------------------------------------------------
+def test_identical_pdfs_are_drafted_once_and_the_copy_named(pdfs, tmp_path, capsys):
+    (pdfs / "zz-copy.pdf").write_bytes((pdfs / "a1f3.pdf").read_bytes())
+    out = tmp_path / "catalog.jsonl"
+    assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--no-lm"]) == 1  # review, empty
+    printed = capsys.readouterr().out
+    assert "IDENTICAL zz-copy.pdf: byte-identical to a1f3.pdf (id a1f3): kept once" in printed
+    assert "--keep-duplicates" in printed and "1 byte-identical to another file, kept once" in printed
+    assert sorted(d.id for d in Catalog.load(out).documents()) == ["9c0e", "a1f3"]
+    assert "zz-copy.pdf: byte-identical" in (tmp_path / "catalog.jsonl.unsettled.txt").read_text()
+
+    kept = ["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--no-lm", "--force", "--keep-duplicates"]
+    assert collate(kept) == 1
+    assert sorted(d.id for d in Catalog.load(out).documents()) == ["9c0e", "a1f3", "zz-copy"]
+
+
+def test_build_indexes_identical_pdfs_of_a_given_catalog_once_and_names_them(pdfs, tmp_path, capsys):
+    (pdfs / "copy.pdf").write_bytes((pdfs / "a1f3.pdf").read_bytes())
+    catalog = tmp_path / "catalog.jsonl"
+    rows = [
+        {"id": "GLEN_2022", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "a1f3.pdf"},
+        {"id": "GLEN_2022_copy", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "copy.pdf"},
+    ]
+    catalog.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    index = tmp_path / "index"
+    argv = ["--catalog", str(catalog), "--pdf-dir", str(pdfs), "--index", str(index), "--embedder", HASHING]
+    assert build([*argv, "--workers", "1", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "IDENTICAL GLEN_2022_copy: its PDF copy.pdf is byte-identical to GLEN_2022's" in printed
+    assert [d.id for d in Catalog.open(index).documents()] == ["GLEN_2022"]
