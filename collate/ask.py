@@ -29,6 +29,7 @@ from collate import estimate
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from collate.outputs import writable_file, writable_folder
+from evaluate.dataset import DatasetError, load_dataset, strip_gold
 from programs import compiled
 from programs.lm.cost_report import cost_figures, cost_lines
 from programs.lm.preflight import check_isolation, preflight
@@ -37,7 +38,6 @@ from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.stages import ANALYST_STAGES
 from programs.run_folder import to_jsonable, write_run
 from programs.stages.cascade import cascade_line, cascade_summary
-from retrievers.dataset import DatasetError, load_dataset, strip_gold
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,8 @@ from collate.compile_job import compile_job
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
-from evaluate.store_check import check_store
+from evaluate.dataset import DatasetError, load_dataset
+from evaluate.tracking.store_check import check_store
 from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
@@ -21,7 +22,6 @@ from programs.lm.preflight import check_isolation, preflight
 from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, load_dataset
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -37,7 +37,7 @@ from collate import run as evaluate_run
 from collate.errors import exit_process
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
-from evaluate.store_check import check_store
+from evaluate.tracking.store_check import check_store
 from programs.lm.preflight import LMUnavailable, SandboxUnavailable, check_isolation, preflight
 from programs.lm.settings import NoLMConfigured, Settings
 from programs.lm.stages import ANALYST_STAGES

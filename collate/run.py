@@ -14,7 +14,9 @@ from collate.errors import Exit, exit_process, run_main
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
 from evaluate import tracking
-from evaluate.evaluation import (
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
+from evaluate.matching.scoring import unanswered_warnings
+from evaluate.runs.evaluation import (
     FLAT_VARIANTS,
     all_failed,
     build_variant,
@@ -25,16 +27,14 @@ from evaluate.evaluation import (
     variant_name,
     variant_tags,
 )
-from evaluate.resume import interrupted_line, open_run_folder, resumed_line, run_settings
-from evaluate.scoring import unanswered_warnings
-from evaluate.store_check import check_store
+from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
+from evaluate.tracking.store_check import check_store
 from programs import compiled
 from programs.lm.preflight import check_isolation, preflight
 from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
 from programs.lm.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
 
 
 def build_parser() -> argparse.ArgumentParser:
