@@ -19,6 +19,7 @@ from optimize.optimizers import OPTIMIZERS
 from programs.compiled import sidecar_path
 from programs.lm.cost_report import cost_lines
 from programs.lm.preflight import check_isolation, preflight
+from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.stages import ANALYST_STAGES
 
@@ -101,6 +102,9 @@ def main(argv=None) -> int:
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))
+        # a dollar cap it cannot price would cap nothing: refused now, before the optimization is paid for
+        spending: list[str | None] = ["extractor"] if args.stage == "extractor" else list(ANALYST_STAGES)
+        check_usd_cap(settings, spending + ([None] if args.optimizer == "gepa" else []), args.max_usd)
         items = load_dataset(args.dataset)
         store = open_store(args.index)
         program = analyst_without_fact_reuse(settings, store)

@@ -31,6 +31,7 @@ from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line
 from evaluate.tracking.store_check import check_store
 from programs import compiled
 from programs.lm.preflight import check_isolation, preflight
+from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
 from programs.lm.stages import ANALYST_STAGES
@@ -117,6 +118,10 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
+        # a dollar cap it cannot price would cap nothing: refused now, naming the price settings
+        check_usd_cap(
+            settings, [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES), args.max_usd
+        )
         if (
             not settings.fact_store
         ):  # a run keeps its own facts (never scored on another run's), logged with it
