@@ -14,8 +14,9 @@ from evaluate import run as evaluate_run
 from evaluate import tracking
 from evaluate.dataset import dataset_hash, load_dataset
 from optimize import compile as compile_cli
-from optimize.optimizers import OptimizerOptions, compile_with
+from optimize.optimizers import OptimizerOptions
 from programs import compiled
+from tests.optimize.one_call import compile_with
 
 
 def _evaluate(small_corpus, out, *extra: str) -> dict:
