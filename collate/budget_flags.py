@@ -23,7 +23,8 @@ def add_budget_arguments(p: argparse.ArgumentParser, what: str) -> None:
         "--max-usd",
         type=float,
         help=f"cap on {what} LM dollars, priced per stage (COLLATE_PRICE_IN/_OUT or DSPy's price table); "
-        "calls of unknown price count 0 toward it, and the run says so (default: no cap)",
+        "a model of unknown price is refused at the start, naming the COLLATE_PRICE_IN/_OUT that price it "
+        "(default: no cap)",
     )
 
 

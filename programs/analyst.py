@@ -91,21 +91,25 @@ class Analyst(dspy.Module):
         else:
             self.code_writer.sandboxes.discard()
             analysis = no_records()
-        answered = self.answerer(
-            question=question,
-            result=analysis.result,
-            records=records,
-            facts=extracted.facts,
-            failures=extracted.failures,
-            documents=planned.documents,
-        )
+        if analysis.refusal:  # nothing was computed: the question fails, and no answer call is paid
+            logger.error(analysis.refusal[:300])
+            answered = Answer(answer=f"No answer: {analysis.refusal}")
+        else:
+            answered = self.answerer(
+                question=question,
+                result=analysis.result,
+                records=records,
+                facts=extracted.facts,
+                failures=extracted.failures,
+                documents=planned.documents,
+            )
         covered = coverage_of(
             planned.documents, extracted.facts, extracted.failures, self.use_unverified, records=for_code
         )
         result = assemble(
             question, scope, planned, extracted, normalized, analysis, answered, records, covered
         )
-        result.error = unreadable(planned, extracted)
+        result.error = unreadable(planned, extracted) or (analysis.refusal[:500] or None)
         return result
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:

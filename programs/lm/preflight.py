@@ -49,6 +49,24 @@ class LMUnavailable(BadInput):
     """The LM failed its preflight call; the message names the URL, the model and the setting to fix."""
 
 
+class SandboxUnavailable(BadInput):
+    """Generated code would be refused on this machine (no isolation, no COLLATE_SANDBOX=off); the
+    message names why and every fix."""
+
+
+def check_isolation(settings: Settings) -> None:
+    """Before anything is spent, as the LM check: will the sandbox run the analysis code here?
+
+    Why (issue 33): with bubblewrap missing, every question paid its planning, extraction, code and
+    answer calls and its "answer" was the sandbox's refusal text; `collate run` said 3/3 answered, exit 0.
+    Free (bwrap is probed once per process), so it runs before the LM's 1-token check."""
+    from programs.sandbox import isolation_refusal  # lazily: only commands that run code need it
+
+    refusal = isolation_refusal(settings.sandbox_limits())
+    if refusal is not None:
+        raise SandboxUnavailable(f"sandbox check failed: {refusal}")
+
+
 def preflight(settings: Settings, stages: list[str | None] | None = None) -> None:
     """Check each distinct model the stages use (None: the default LM) with one 1-token call; with the
     extractor, the cascade's strong model too (a dead one would leave every doubted fact unchecked)."""

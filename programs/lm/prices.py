@@ -87,3 +87,42 @@ def check_prices(settings: Settings) -> None:
 
     for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES)):
         set_price(settings, suffix)
+
+
+def unpriced(settings: Settings, stages: list[str | None]) -> dict[str, list[str]]:
+    """The models these stages call that have no known price: {model: [setting that prices it, ...stages]}.
+    With the extractor, the cascade's strong model too (its calls are the stage "escalate")."""
+    stages = list(stages)
+    if settings.lm_extractor_escalate and "extractor" in stages:
+        stages.append("escalate")
+    found: dict[str, list[str]] = {}
+    for stage in stages:
+        model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
+        if not model or price_for(settings, stage, model) is not None:
+            continue
+        suffix = "" if model == settings.lm and stage != "escalate" else f"_{(stage or '').upper()}"
+        setting = f"COLLATE_PRICE_IN{suffix}/_OUT{suffix}"
+        named = found.setdefault(model, [])
+        named += [setting] if setting not in named else []
+    return found
+
+
+def check_usd_cap(settings: Settings, stages: list[str | None], max_usd: float | None) -> None:
+    """A dollar cap that cannot be priced is refused at the start, naming the settings that price it.
+
+    Why (issue 33): `--max-usd 0.0001` with a model of unknown price capped nothing (its calls count $0
+    toward it) and said nothing; the run spent whatever the questions needed."""
+    if max_usd is None:
+        return
+    from signatures.errors import BadInput
+
+    missing = unpriced(settings, stages)
+    if not missing:
+        return
+    models = "; ".join(f"{model} (set {', '.join(fix)})" for model, fix in missing.items())
+    raise BadInput(
+        f"--max-usd {max_usd:g} cannot be enforced: no price is known for {models}, so its calls would count "
+        "$0 toward the cap. Set the price in dollars per million prompt/completion tokens "
+        "(COLLATE_PRICE_IN and COLLATE_PRICE_OUT for COLLATE_LM's model, COLLATE_PRICE_IN_<STAGE>/_OUT_<STAGE> "
+        "for a stage's own model), or cap with --max-tokens / --max-calls instead"
+    )

@@ -198,7 +198,7 @@ def test_build_judge_lm_uses_settings_at_temperature_zero():
 
 
 def test_malformed_records_of_one_question_do_not_sink_the_run(files):
-    from retrievers.dataset import load_dataset
+    from evaluate.dataset import load_dataset
 
     items = load_dataset(files[0])
     predictions = [

@@ -2,7 +2,7 @@
 or stuffed (many candidates listed where a few are asked).
 
 An answer may first tabulate every company and then conclude, so extra companies are judged by the
-lists the answer gives (evaluate/entities.py enumerations) and the companies each sentence names: a
+lists the answer gives (evaluate/matching/entities.py enumerations) and the companies each sentence names: a
 list or sentence naming exactly the gold set is the answer; a list holding the gold set and more is
 wrong. Where nothing singles out the gold set:
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from evaluate.answer_view import AnswerView
-from evaluate.gold_facts import GoldFacts
-from evaluate.question_traits import QuestionTraits
+from evaluate.matching.answer_view import AnswerView
+from evaluate.matching.gold_facts import GoldFacts
+from evaluate.matching.question_traits import QuestionTraits
 
 REFUSAL = re.compile(
     r"无法|不能确定|没有足够|未找到|找不到|cannot|can't|unable to|insufficient|no data", re.I

@@ -7,7 +7,7 @@ decides, no LM.
 PRED.json: a list of {question_id, model_answer}, optionally with `facts` ({doc_id: {value_key:
 value}}) or `records` (the program's rows, `id` attached) per question for process accuracy, and
 `error` (the question failed). REC.json (optional): the same facts or records kept apart, as
-{question_id: facts-or-records}. A run folder's files are read by evaluate/run_reading.py.
+{question_id: facts-or-records}. A run folder's files are read by evaluate/runs/run_reading.py.
 
 Every question of the dataset counts, and only a correct answer scores: the headline
 `final_accuracy` is correct answers over all questions, so an undecided answer (the matcher could not
@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from evaluate.final_match import final_match
-from evaluate.judge import AnswerJudge
-from evaluate.metrics import full_correct
-from evaluate.process import aggregate, records_to_facts, score_question
+from evaluate.dataset import DatasetItem, dataset_hash
+from evaluate.matching.final_match import final_match
+from evaluate.matching.judge import AnswerJudge
+from evaluate.matching.metrics import full_correct
+from evaluate.matching.process import aggregate, records_to_facts, score_question
 from programs.lm.settings import Settings, build_lm
-from retrievers.dataset import DatasetItem, dataset_hash
 
 logger = logging.getLogger(__name__)
 

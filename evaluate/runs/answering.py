@@ -7,8 +7,8 @@ requests and gives the same answers at any concurrency; another program (flat RA
 question on its own thread. Threads run in a copy of the caller's context, because DSPy keeps its
 settings (LM, adapter, usage tracker) in context variables. A question whose program raised or
 returned an error (no plan, no document readable) is failed, with its reason, never answered.
-Each question's outcome can be kept the moment it is finished (evaluate.journal), and the questions
-a stopped run already answered are not asked again (evaluate.resume).
+Each question's outcome can be kept the moment it is finished (evaluate.runs.journal), and the questions
+a stopped run already answered are not asked again (evaluate.runs.resume).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Protocol
 
 import dspy
 
-from evaluate.interruptible import interruptible
+from evaluate.dataset import PublicItem
+from evaluate.runs.interruptible import interruptible
 from programs.analyst import Analyst
 from programs.batch import answer_batch
 from programs.protocols import Program
 from programs.run_folder import to_jsonable
-from retrievers.dataset import PublicItem
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -73,7 +73,7 @@ class Answers:
 
 
 class Journal(Protocol):
-    """Where answers are kept as they come (evaluate.journal.AnswerJournal; a protocol, so this lower
+    """Where answers are kept as they come (evaluate.runs.journal.AnswerJournal; a protocol, so this lower
     module does not import it)."""
 
     def answered(self, question_ids: Iterable[str]) -> dict[str, Answered]: ...
@@ -86,7 +86,7 @@ class Journal(Protocol):
 def public(item: PublicItem) -> PublicItem:
     if not isinstance(item, PublicItem):  # the type is the guarantee that no gold reaches the program
         raise TypeError(
-            f"answering takes retrievers.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
+            f"answering takes evaluate.dataset.PublicItem (strip_gold(item)), got {type(item).__name__}"
         )
     return item
 
@@ -147,9 +147,9 @@ def answer_all(
 ) -> Answers:
     """Answers in the order of `items`, `concurrency` questions at a time.
 
-    With a `journal` (evaluate.journal), the questions it holds an answer to are not asked again, and
+    With a `journal` (evaluate.runs.journal), the questions it holds an answer to are not asked again, and
     each new outcome is appended to it as soon as it is finished. The questions are answered off the
-    main thread (evaluate.interruptible): on Ctrl-C this raises KeyboardInterrupt at once, and the
+    main thread (evaluate.runs.interruptible): on Ctrl-C this raises KeyboardInterrupt at once, and the
     journal is closed first, so it holds exactly what was finished by then."""
     if concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1 (got {concurrency})")

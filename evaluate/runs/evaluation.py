@@ -23,19 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from evaluate import tracking
-from evaluate.answering import Answered, answer_all
-from evaluate.journal import AnswerJournal
-from evaluate.judge import AnswerJudge, JudgeCache
-from evaluate.process import process_scores, records_to_facts
-from evaluate.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
-from evaluate.scoring import headline, score_items
+from evaluate.dataset import DatasetItem, dataset_hash, strip_gold
+from evaluate.matching.judge import AnswerJudge, JudgeCache
+from evaluate.matching.process import process_scores, records_to_facts
+from evaluate.matching.scoring import headline, score_items
+from evaluate.runs.answering import Answered, answer_all
+from evaluate.runs.journal import AnswerJournal
+from evaluate.runs.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from programs import compiled
 from programs.lm.cost_report import cost_figures, cost_lines
 from programs.lm.progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
 from programs.lm.settings import Settings, build_lm
 from programs.lm.spend import Budget, BudgetReached, enforced
 from programs.stages.cascade import cascade_line, cascade_summary
-from retrievers.dataset import DatasetItem, dataset_hash, strip_gold
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ def evaluate_program(
     `budget`: caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd):
     once one is reached every request still to make is refused, so the questions it cuts fail with the
     reason and everything answered before is kept (the judge's scoring calls are not capped).
-    `journal`: OUT/answers.jsonl (evaluate.resume): the questions it holds are not asked again, each new
+    `journal`: OUT/answers.jsonl (evaluate.runs.resume): the questions it holds are not asked again, each new
     answer is appended as it comes, and the scores, files and MLflow run cover both.
     On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
     raised again for the command to say what was kept.
@@ -269,7 +269,7 @@ def evaluate_program(
             **verified_process(items, answered),
             "errors": sum(a.error is not None for a in answered),
             "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
-            "skipped": len(skipped or {}),  # blank questions of the dataset, not run (retrievers.dataset)
+            "skipped": len(skipped or {}),  # blank questions of the dataset, not run (evaluate.dataset)
             "skipped_ids": list(skipped or {}),
             "seconds": round(seconds, 2),
             "total_tokens": tokens,

@@ -1,7 +1,7 @@
 """Count claims held against the companies an answer lists: "既采用GRI又审验的公司有15家，股票代码为" followed
 by seven codes, or "仅返回5家公司" beside one, contradicts itself and is wrong whatever else it gets right.
 
-Two kinds of claim are checked (counts found by evaluate/counts.py; sizes of the whole set such as
+Two kinds of claim are checked (counts found by evaluate/matching/counts.py; sizes of the whole set such as
 "知识库中共有15家公司" or "of the 15 companies", and counts of firms that are not companies such as
 "5家审验机构", are never claims about the list):
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from evaluate.counts import CountMention
-from evaluate.entities import Mention, sentence_spans
+from evaluate.matching.counts import CountMention
+from evaluate.matching.entities import Mention, sentence_spans
 
 # Between a count and its list: no word that makes the list a part ("其中" among them) or an aside.
 PART_OR_ASIDE = re.compile(
@@ -42,7 +42,7 @@ def _claims(counts: Sequence[CountMention]) -> list[CountMention]:
 
 
 def _sentence(text: str, pos: int, mentions: Sequence[Mention]) -> tuple[int, int]:
-    """(start, end) of the sentence holding `pos` (evaluate/entities.py sentence_spans)."""
+    """(start, end) of the sentence holding `pos` (evaluate/matching/entities.py sentence_spans)."""
     for start, end in sentence_spans(text, list(mentions)):
         if start <= pos < end:
             return start, end

@@ -6,7 +6,7 @@ banks, firms, stocks). It is a *total* when the text states it as the size of th
 共/共有/合计/总计/累计 in Chinese, "a total of" or "in total" in English, or as a plain "N companies"
 in English (not "of the 15 companies", "among 12 companies", "top 3 companies"), and never in a
 clause about the knowledge base ("知识库中共有15家公司": the whole set, not the answer). The matcher holds
-an answer's totals against the gold's (evaluate/final_match.py); every other count of the answer
+an answer's totals against the gold's (evaluate/matching/final_match.py); every other count of the answer
 may still be the one that agrees ("知识库共有15家公司，其中7家...").
 
 Not counts: years (2021年), percents, amounts (1000万元), ranks (前3家, top 3, 第3名), counts of
@@ -16,7 +16,7 @@ Beside `total`, a count says whether it is the size of the whole set (`whole`: "
 "of the 15 companies"), whether it is stated as the answer's size in so many words (`explicit`: 共有,
 仅返回, 只有, "a total of", "in total"; a plain English "5 companies" is not) and whether it counts
 firms that are not companies (`other`: "5家审验机构", "3家会计师事务所"). The count-claim check
-(evaluate/count_claims.py) reads these.
+(evaluate/matching/count_claims.py) reads these.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evaluate.quantities import find_quantities
+from evaluate.matching.quantities import find_quantities
 
 # Right after the number: what is counted. 个 counts companies only with a company noun (8个信息项 does not).
 COMPANY_UNIT = re.compile(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from evaluate.quantities import find_dates, find_quantities, fold
+from evaluate.matching.quantities import find_dates, find_quantities, fold
 
 RANKING = re.compile(
     r"最高|最多|最快|最大|最优|最低|最少|最早|最晚|最差|前[一二三四五六七八九十\d]|排名|\btop\b|highest|largest|"

@@ -1,9 +1,9 @@
 """Read back what a run saved, so any run can be scored again (python -m evaluate.score RUN_DIR).
 
-A run folder (evaluate/run_outputs.py) holds results.jsonl (one line per question: answer, records,
+A run folder (evaluate/runs/run_outputs.py) holds results.jsonl (one line per question: answer, records,
 error), agent_output.json (MuDABench's evaluator input; the records in `json_data`) and summary.json
 (the figures, and under `inputs` the dataset file, the question selection and the models under test).
-A run stopped before its end (Ctrl-C) holds only answers.jsonl (evaluate/journal.py) and run.json (its
+A run stopped before its end (Ctrl-C) holds only answers.jsonl (evaluate/runs/journal.py) and run.json (its
 dataset and selection); `collate ask --run-dir` writes answer.json (with `inputs` when the question
 came from a dataset). Any of these answer files can be read alone too, as can a predictions list
 [{question_id, model_answer, records?|facts?, error?}]. Records come back with every answer that had
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluate.journal import JOURNAL, read_answers
-from evaluate.resume import HEADER
-from evaluate.scoring import InputError, as_facts, check_predictions
-from retrievers.dataset import read_json_file
+from evaluate.dataset import read_json_file
+from evaluate.matching.scoring import InputError, as_facts, check_predictions
+from evaluate.runs.journal import JOURNAL, read_answers
+from evaluate.runs.resume import HEADER
 
 ASK_ANSWER = "answer.json"  # programs/run_folder.write_run
 # in order of preference: results hold errors; answers.jsonl is a stopped run's; answer.json is collate ask's

@@ -10,7 +10,7 @@ and with --verbose one line per question: id, verdict, who decided, the reason, 
 
 from __future__ import annotations
 
-from evaluate.scoring import headline
+from evaluate.matching.scoring import headline
 
 SCOPES = (("macro", "process_macro"), ("micro", "process_micro"))
 REASON_WIDTH = 110  # characters of a question's reason shown on its line

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from evaluate.counts import find_counts
-from evaluate.entities import by_sentence, enumerations, find_mentions, ordered_symbols, owner_at
-from evaluate.quantities import find_dates, find_quantities, fold
+from evaluate.matching.counts import find_counts
+from evaluate.matching.entities import by_sentence, enumerations, find_mentions, ordered_symbols, owner_at
+from evaluate.matching.quantities import find_dates, find_quantities, fold
 
 NUMBERING = re.compile(r"(?m)^\s*\d{1,2}[.)、]\s")  # "1. 601398": list numbering, not a number of the answer
 

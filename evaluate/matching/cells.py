@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from evaluate.quantities import Quantity, find_dates, find_quantities, fold, parse_date_value
+from evaluate.matching.quantities import Quantity, find_dates, find_quantities, fold, parse_date_value
 from signatures.vocabulary import FALSE_WORDS, TRUE_WORDS, is_not_disclosed, list_items, read_bool
 
 # Scorer-only, layered on the shared words: the scorer has no LM to fall back on, so it also reads

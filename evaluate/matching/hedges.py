@@ -3,7 +3,7 @@
 "共有1家或2家或3家", "1.7935或3.2个百分点", "约1.2或1.5", "1, 2 or 3 companies", "601398或601939": an answer
 that offers the gold value among others has not given it. This module finds the groups of items (numbers,
 dates or company mentions) joined by an "or" word; whether a group is a hedge (its alternatives differ)
-and whether it touches a gold fact is decided by the matcher (evaluate/final_match.py), which knows
+and whether it touches a gold fact is decided by the matcher (evaluate/matching/final_match.py), which knows
 when two numbers are the same value ("-0.14或-14%" states one growth rate twice, not two).
 
 A range ("1至3家", "从10%到15%") is not read as alternatives: "from 10% to 15%" states a change.
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from evaluate.answer_view import AnswerView
-from evaluate.gold_facts import GoldFacts
-from evaluate.number_match import same_number
+from evaluate.matching.answer_view import AnswerView
+from evaluate.matching.gold_facts import GoldFacts
+from evaluate.matching.number_match import same_number
 
 # Between two alternatives: an "or" word, maybe with "about" before the second ("1.2或约1.5").
 OR_GAP = re.compile(

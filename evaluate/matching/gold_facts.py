@@ -1,6 +1,6 @@
 """The key facts of a gold final answer: companies (in order), numbers with the company each
 belongs to, dates, the text items (firm names, quoted or listed names) a question asks for, and the
-totals it states ("共审验3家公司", "a total of 4 companies": evaluate/counts.py).
+totals it states ("共审验3家公司", "a total of 4 companies": evaluate/matching/counts.py).
 
 Numbers that only restate the question (years, 权重40%, "Top 3", a count equal to the companies
 listed) are not findings and are left out.
@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evaluate.counts import find_counts
-from evaluate.entities import find_mentions, ordered_symbols, owner_at
-from evaluate.quantities import DateMention, Quantity, find_dates, find_quantities, fold
-from evaluate.question_traits import QuestionTraits
+from evaluate.matching.counts import find_counts
+from evaluate.matching.entities import find_mentions, ordered_symbols, owner_at
+from evaluate.matching.quantities import DateMention, Quantity, find_dates, find_quantities, fold
+from evaluate.matching.question_traits import QuestionTraits
 
 ORDINAL_BEFORE = re.compile(r"(?:top|(?<!提)前|第|no\.|#)\s*$", re.I)  # 提前13天 is a number of days
 FIRM = re.compile(r"[\u4e00-\u9fff]{2,24}?(?:会计师事务所|认证服务有限公司|有限责任公司|有限公司)")

@@ -2,9 +2,9 @@
 
 Why: results.jsonl is written once every question is answered and scored; a run stopped before that
 (Ctrl-C, a killed process, a lost machine) used to leave nothing but its fact store, and rerunning it
-paid for every answer again. Here each finished question is one JSON line (an evaluate.answering.
+paid for every answer again. Here each finished question is one JSON line (an evaluate.runs.answering.
 Answered), flushed and fsync'd before the next one is written, so what is on disk is what was done.
-A rerun into the same folder (evaluate.resume) reads it back and asks only what is missing.
+A rerun into the same folder (evaluate.runs.resume) reads it back and asks only what is missing.
 
 A process killed in the middle of a write leaves its last line cut short: reading ignores that line
 (the question is asked again), says so, and cuts it off the file so the next line starts clean. A
@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from evaluate.answering import Answered
+from evaluate.runs.answering import Answered
 
 logger = logging.getLogger(__name__)
 

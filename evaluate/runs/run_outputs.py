@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evaluate.answering import Answered
+from evaluate.runs.answering import Answered
 from programs.run_folder import dump  # the same JSON files collate.ask writes
 
 logger = logging.getLogger(__name__)

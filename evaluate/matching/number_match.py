@@ -6,7 +6,7 @@ $4,851,882,000, and an A-share growth rate the gold prints as "-0.14%" may be me
 
 from __future__ import annotations
 
-from evaluate.quantities import Quantity
+from evaluate.matching.quantities import Quantity
 
 UNSTATED_SCALES = (1e3, 1e4, 1e6, 1e8, 1e9)
 DISCRETE = {"count", "day", "person", "share", "month"}

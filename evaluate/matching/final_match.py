@@ -9,9 +9,9 @@ where it belongs decides "correct"; anything in between is undecided, for a judg
 
 Some answers are wrong whatever key facts they hold, because they do not commit to one answer or
 contradict themselves: one that hedges on a gold fact ("共有1家或2家或3家", "1.7935或3.2个百分点":
-evaluate/hedges.py), one naming no company where companies are asked for, one stuffed with
-candidates (8 named where 3 are asked: evaluate/company_check.py), and one whose count contradicts
-the companies it lists ("公司有15家，股票代码为" and seven codes: evaluate/count_claims.py).
+evaluate/matching/hedges.py), one naming no company where companies are asked for, one stuffed with
+candidates (8 named where 3 are asked: evaluate/matching/company_check.py), and one whose count contradicts
+the companies it lists ("公司有15家，股票代码为" and seven codes: evaluate/matching/count_claims.py).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evaluate.answer_view import AnswerView
-from evaluate.company_check import check_companies
-from evaluate.count_claims import contradicted_claim
-from evaluate.gold_facts import GoldFacts, normalize_text, read_gold
-from evaluate.hedges import hedged_gold
-from evaluate.number_match import same_digits, same_number
-from evaluate.quantities import fold
-from evaluate.question_traits import QuestionTraits, read_question
+from evaluate.matching.answer_view import AnswerView
+from evaluate.matching.company_check import check_companies
+from evaluate.matching.count_claims import contradicted_claim
+from evaluate.matching.gold_facts import GoldFacts, normalize_text, read_gold
+from evaluate.matching.hedges import hedged_gold
+from evaluate.matching.number_match import same_digits, same_number
+from evaluate.matching.quantities import fold
+from evaluate.matching.question_traits import QuestionTraits, read_question
 
 __all__ = ["GoldFacts", "MatchResult", "final_match", "read_gold"]
 

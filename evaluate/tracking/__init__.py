@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import mlflow  # noqa: E402
 from mlflow.tracking import MlflowClient  # noqa: E402
 
-from evaluate.store_check import DEFAULT_STORE_FILE, tracking_uri  # noqa: F401 (tracking.tracking_uri)
+from evaluate.tracking.store_check import DEFAULT_STORE_FILE, tracking_uri  # noqa: F401 (tracking.tracking_uri)
 
 logger = logging.getLogger(__name__)
 

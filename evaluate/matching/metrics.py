@@ -1,16 +1,22 @@
 """The metrics of the MuDABench protocol in one import (docs/interfaces.md).
 
-    from evaluate.metrics import final_match, process_scores   # deterministic; undecided = correct None
+    from evaluate.matching.metrics import final_match, process_scores   # deterministic; undecided = correct None
 
-final_match     the deterministic final-answer matcher (evaluate/final_match.py)
-process_scores  cell / row / column accuracy, macro and micro (evaluate/process.py)
+final_match     the deterministic final-answer matcher (evaluate/matching/final_match.py)
+process_scores  cell / row / column accuracy, macro and micro (evaluate/matching/process.py)
 full_correct    final right AND every row right
 """
 
 from __future__ import annotations
 
-from evaluate.final_match import MatchResult, final_match
-from evaluate.process import ProcessScores, QuestionProcess, process_scores, records_to_facts, score_question
+from evaluate.matching.final_match import MatchResult, final_match
+from evaluate.matching.process import (
+    ProcessScores,
+    QuestionProcess,
+    process_scores,
+    records_to_facts,
+    score_question,
+)
 
 __all__ = [
     "MatchResult",

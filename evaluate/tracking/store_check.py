@@ -2,7 +2,7 @@
 
 Why: a read-only store, a server that is down, a `file://` store (refused by MLflow 3.17) or a mistyped
 scheme used to surface as a traceback after the run had answered every question (106-251 s measured,
-issue 22). No mlflow import here: the check must be fast, and tracking.py stays the one mlflow user.
+issue 22). No mlflow import here: the check must be fast, and evaluate/tracking/__init__.py stays the one mlflow user.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluate.cells import CellResult, compare_cell, show
-from retrievers.dataset import DatasetItem
+from evaluate.dataset import DatasetItem
+from evaluate.matching.cells import CellResult, compare_cell, show
 from signatures.types import IDENTITY_FIELDS
 
 UNIT_SUFFIXES = ("_10k_cny", "_cny", "_usd", "_pct")

@@ -95,15 +95,6 @@ class AnswerJudge(dspy.Module):
             key, self.judge(question=question, gold_answer=gold_answer, model_answer=model_answer)
         )
 
-    async def aforward(self, question: str, gold_answer: str, model_answer: str) -> dspy.Prediction:
-        key, hit = self._cached(question, gold_answer, model_answer)
-        if hit is not None:
-            return hit
-        verdict = await self.judge.acall(
-            question=question, gold_answer=gold_answer, model_answer=model_answer
-        )
-        return self._keep(key, verdict)
-
     def __deepcopy__(self, memo):
         # Optimizers deep-copy modules; an open SQLite connection cannot be copied and need not be.
         clone = AnswerJudge.__new__(AnswerJudge)

@@ -1,6 +1,6 @@
 """Resuming a run folder: OUT/run.json says what run OUT holds, so a rerun adds to it only if it is the same.
 
-Why: `collate run --out OUT` appends each finished answer to OUT/answers.jsonl (evaluate.journal), and
+Why: `collate run --out OUT` appends each finished answer to OUT/answers.jsonl (evaluate.runs.journal), and
 the same command run again asks only the questions missing there. Answers are only worth reusing if
 they answered the same questions with the same program and model: run.json records those settings when
 the run starts, and a rerun with other settings into the same folder is refused (one line naming the
@@ -13,8 +13,8 @@ import json
 import os
 from pathlib import Path
 
-from evaluate.journal import JOURNAL, AnswerJournal
-from retrievers.dataset import DatasetItem
+from evaluate.dataset import DatasetItem
+from evaluate.runs.journal import JOURNAL, AnswerJournal
 from signatures.errors import BadInput
 
 HEADER = "run.json"
