@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from retrievers.catalog_draft.finding import Finding
 
-if TYPE_CHECKING:
-    from retrievers.catalog_draft.draft import DraftRow
+
+class DraftRow(Protocol):  # retrievers.catalog_draft.draft.DraftRow, which imports this module
+    found: dict[str, Finding]
+    problem: str
+    text: str
+
 
 # A cover's identifiers: a Commission File Number (1-3 digits, a dash, 4-6 digits; the prefix's zeros
 # vary: "001-12609" and "1-12609") and an IRS number (2 digits, a dash, 7). A telephone number
@@ -55,7 +60,7 @@ def name_key(name: str) -> str | None:
     return "name:" + "".join(words) if words else None
 
 
-def symbols_from_folder(rows: list[DraftRow]) -> int:
+def symbols_from_folder(rows: Sequence[DraftRow]) -> int:
     """Give each readable row without a symbol the one its company's other filings print; returns how many."""
     by_key: dict[str, set[str]] = defaultdict(set)
     for row in rows:
