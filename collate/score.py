@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 
 from collate.inputs import parse_cli
-from evaluate.judge import AnswerJudge, JudgeCache
-from evaluate.run_reading import SavedRun, load_records, read_run
-from evaluate.score_report import text_report
-from evaluate.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
-from programs.runtime.settings import SELF_JUDGE, NoLMConfigured, Settings
-from retrievers.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
+from evaluate.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
+from evaluate.matching.judge import AnswerJudge, JudgeCache
+from evaluate.matching.score_report import text_report
+from evaluate.matching.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
+from evaluate.runs.run_reading import SavedRun, load_records, read_run
+from programs.lm.settings import SELF_JUDGE, NoLMConfigured, Settings
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -12,9 +12,9 @@ import dspy
 import pytest
 
 import collate.score as score
-from evaluate import evaluation
-from programs.runtime.settings import Settings
-from retrievers.dataset import load_dataset, split
+from evaluate.dataset import load_dataset, split
+from evaluate.runs import evaluation
+from programs.lm.settings import Settings
 
 N = 10
 

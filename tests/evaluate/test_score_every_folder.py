@@ -15,7 +15,7 @@ from pathlib import Path
 import collate.score as score
 from collate import ask as collate_ask
 from collate import run as collate_run
-from retrievers.dataset import load_dataset
+from evaluate.dataset import load_dataset
 
 LIMIT = 2
 

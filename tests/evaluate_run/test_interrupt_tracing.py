@@ -22,11 +22,12 @@ import threading
 import time
 from pathlib import Path
 
+from retrievers.dataset import load_dataset
+
 from evaluate import tracking
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, message_text
-from retrievers.dataset import load_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 5

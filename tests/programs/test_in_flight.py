@@ -13,7 +13,7 @@ import dspy
 
 from fakes.brain import Brain
 from fakes.server import FakeLMServer
-from programs.runtime.counted_lm import CountedLM
+from programs.lm.counted_lm import CountedLM
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 
