@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from retrievers.dataset import load_dataset
+from evaluate.dataset import load_dataset
 
 from evaluate import tracking
 from fakes.brain import Brain
