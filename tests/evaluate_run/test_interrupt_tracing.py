@@ -22,9 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-from evaluate.dataset import load_dataset
-
 from evaluate import tracking
+from evaluate.dataset import load_dataset
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, message_text
