@@ -270,6 +270,8 @@ def _release_year(text: str) -> Finding | None:
     label = quarter_label(lead)
     period = _first_date(_RELEASE_PERIOD, lead)
     year_end = _first_date(_RELEASE_YEAR_ENDED, lead)
+    if year_end and period and year_end.day < period.day:
+        year_end = None  # a year before the quarter reported: a comparison, or the last 10-K cited
     if year_end and (label is None or label.quarter in (0, 4)):
         return Finding(fiscal_year_of_end(year_end.day), "release:fiscal-year-ended", sure=True)
     if label and (period is None or period.day.year <= label.year <= period.day.year + 1):

@@ -204,6 +204,13 @@ def test_item_5_symbol_in_small_capitals_is_read_in_capitals():
             "first quarter 2023. See our Annual Report on Form 10-K for the year ended December 31, 2022.",
             2023,
         ),
+        # no label: the quarter's fiscal year from the last year end it cites, not that year itself
+        (
+            "Acme Reports First Quarter Results\nAcme Inc. (NYSE: ACMW) today reported results for the quarter "
+            "ended April 30, 2023, against the "
+            "year ended January 31, 2023 as reported in our Form 10-K.",
+            2024,
+        ),
         # a fourth quarter: the year by its end date, whatever the company calls it
         (
             "Acme Announces Fourth Quarter\nFiscal 2022 Results\nAcme Inc. (NASDAQ: ACMW) today announced results "
