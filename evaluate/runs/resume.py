@@ -59,6 +59,12 @@ def open_run_folder(out_dir: Path, settings: dict) -> AnswerJournal:
     (run.json written now, before any LM call). BadInput naming the fix if `out_dir` holds another run."""
     header, journal = out_dir / HEADER, out_dir / JOURNAL
     wanted = json.loads(json.dumps(settings))  # as it reads back from disk (tuples are lists, ...)
+    for path in (header, journal):  # a folder where a file goes was a traceback (issue 33)
+        if path.exists() and not path.is_file():
+            raise BadInput(
+                f"--out {out_dir}: its {path.name} is a folder, not the run's file: move it aside, or give a "
+                "new --out"
+            )
     if header.is_file():
         try:
             recorded = json.loads(header.read_text(encoding="utf-8"))
