@@ -76,16 +76,16 @@ def preflight(settings: Settings, stages: list[str | None] | None = None) -> Non
     stages += [row.name for row in STAGES.values() if row.runs_with in stages and row.name not in stages]
     for stage in stages:
         model = settings.model_for(stage) or ""
+        if stage is not None and not model:
+            continue  # a stage with no model of its own and no fallback (no judge named)
         endpoint = (model, *settings.endpoint_for(stage))
-        if endpoint in checked or (stage is not None and not model):
-            continue  # checked already, or a stage with no model of its own and no fallback (no judge named)
-        checked.add(endpoint)
-        check(settings, stage)
+        if endpoint not in checked:
+            checked.add(endpoint)
+            check(settings, stage, model, endpoint[1])
 
 
-def check(settings: Settings, stage: str | None = None) -> None:
-    model = settings.model_for(stage) or ""
-    api_base, _ = settings.endpoint_for(stage)
+def check(settings: Settings, stage: str | None, model: str, api_base: str | None) -> None:
+    """One 1-token call of the stage's LM (`model` at `api_base`, as the settings give them)."""
     seconds = min(settings.timeout, TIMEOUT)
     try:
         lm = build_lm(settings.replace(num_retries=0, timeout=seconds, cache=False), stage)
