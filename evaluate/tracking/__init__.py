@@ -341,7 +341,12 @@ def dspy_autolog(enabled: bool = True) -> Iterator[None]:
     mlflow.dspy.autolog(log_compiles=True, log_evals=True, silent=True)
     try:
         yield
-    finally:
+    except KeyboardInterrupt:
+        # Not flushed: the export of the queued traces took ~10 s of a Ctrl-C's exit on the demo (40
+        # questions); the run ends FAILED and the same command resumes it, tracing it anew.
+        mlflow.dspy.autolog(disable=True, silent=True)
+        raise
+    else:
         mlflow.dspy.autolog(disable=True, silent=True)
         # Traces are exported by a background queue: flush so they are in the store when the run ends.
         mlflow.flush_trace_async_logging()

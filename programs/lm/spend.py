@@ -83,7 +83,7 @@ def detach(listener) -> None:
 
 def refusal(exception: BaseException | None) -> bool:
     """The exception is a budget's refusal: no request left, so it is neither a call nor an LM error."""
-    return isinstance(exception, (BudgetReached, BudgetExhausted))
+    return isinstance(exception, (BudgetReached, BudgetExhausted, Stopped))
 
 
 class Budget:
@@ -189,6 +189,34 @@ class Budget:
             f"({self.calls} requests, {self.tokens:,} tokens, {dollars}; "
             f"{self.refused} request{'' if self.refused == 1 else 's'} refused)"
         )
+
+
+class Stopped(BaseException):  # noqa: N818 -- the name says what happened
+    """Raised instead of an LM request once the run that made it was stopped (Ctrl-C): the requests in
+    flight finish, and what they answer is kept, but no new one is sent. A BaseException, as
+    BudgetExhausted: the stages catch Exception and go on with what they have (a question whose code
+    call was refused was answered without its result, and kept); this one fails the whole question."""
+
+
+_stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("collate_stop", default=None)
+
+
+@contextlib.contextmanager
+def stoppable() -> Iterator[threading.Event]:
+    """Inside, and in every thread started in a copy of this context, LM requests are refused with
+    Stopped once the event yielded is set (counted_lm.CountedLM asks `refuse_if_stopped` first)."""
+    event = threading.Event()
+    token = _stop.set(event)
+    try:
+        yield event
+    finally:
+        _stop.reset(token)
+
+
+def refuse_if_stopped(model: str = "") -> None:
+    event = _stop.get()
+    if event is not None and event.is_set():
+        raise Stopped(f"the run was stopped (Ctrl-C) before this request to {model or 'the LM'} was sent")
 
 
 _unreported: contextvars.ContextVar[bool] = contextvars.ContextVar("collate_unreported", default=False)
