@@ -1,10 +1,10 @@
 """Tune the program with a DSPy optimizer and save it as compiled.json (+ compiled.meta.json).
 
-    python -m optimize.compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
+    collate compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
                                --out compiled.json [--stage program|extractor] [--max-calls N [--force]] [--seed S]
 
 The dataset is split (seeded, stratified by doctype): the optimizer trains on `train` and, where it
-takes one, validates on `dev`; keep `test` for `python -m evaluate.run --split test`. `--stage
+takes one, validates on `dev`; keep `test` for `collate run --split test`. `--stage
 extractor` tunes only the per-document extractor against gold cells (cheap); the saved file is
 always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps the requests that
 reach an LM (DSPy cache hits are free and counted apart): the first refused request stops the
