@@ -93,24 +93,17 @@ def engine_key() -> str | None:
 
 
 _LOAD_LOCK = threading.Lock()
-_THREAD = threading.local()  # engines of threads reading pages side by side (retrievers.building.ocr_cache)
 
 
 def engine(settings: OcrSettings | None = None):
     """The RapidOCR engine, loaded once per process (~0.5 s) and once more per other thread that reads pages
     (its Python side keeps per-call state); OcrUnavailable with the fix when it cannot be loaded."""
-    settings = settings or SETTINGS
-    if threading.current_thread() is threading.main_thread():
-        with _LOAD_LOCK:
-            return _load_once(settings)
-    engines = _THREAD.__dict__.setdefault("engines", {})
-    if settings not in engines:
-        engines[settings] = _load_once.__wrapped__(settings)
-    return engines[settings]
+    with _LOAD_LOCK:  # two threads' first pages would load it twice
+        return _load_once(settings or SETTINGS, threading.get_ident())
 
 
-@functools.lru_cache(maxsize=4)
-def _load_once(settings: OcrSettings):
+@functools.lru_cache(maxsize=8)
+def _load_once(settings: OcrSettings, thread: int):
     if installed_version() is None:
         raise OcrUnavailable(
             f"the OCR engine {PACKAGE} is not installed",
