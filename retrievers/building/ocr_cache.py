@@ -111,11 +111,11 @@ class PageOcr:
     def __init__(
         self, cache: OcrCache, content_hash: str, read: Callable | None = None, at_once: int | None = None
     ):
+        from retrievers.documents.ocr import read_page
+
         self.side_by_side = read is None
-        if read is None:
-            from retrievers.documents.ocr import read_page as read
         self.cache, self.content_hash = cache, content_hash
-        self.read: Callable = read
+        self.read: Callable = read or read_page
         self.at_once = at_once or pages_at_once()
         self.lines: dict[int, list[OcrLine]] = {}
         self.cached = 0  # pages taken from the cache
