@@ -37,6 +37,8 @@ CREATE TABLE IF NOT EXISTS facts (
     field_unit TEXT NOT NULL DEFAULT '',
     verdict TEXT NOT NULL DEFAULT '',
     verdict_reason TEXT NOT NULL DEFAULT '',
+    scale REAL,
+    scale_source TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, field, description)
 )
 """
@@ -46,6 +48,8 @@ ADDED_COLUMNS = {
     "field_unit": "TEXT NOT NULL DEFAULT ''",
     "verdict": "TEXT NOT NULL DEFAULT ''",
     "verdict_reason": "TEXT NOT NULL DEFAULT ''",
+    "scale": "REAL",
+    "scale_source": "TEXT NOT NULL DEFAULT ''",
 }
 COLUMNS = (
     "doc_id",
@@ -62,6 +66,8 @@ COLUMNS = (
     "field_unit",
     "verdict",
     "verdict_reason",
+    "scale",
+    "scale_source",
 )
 
 
@@ -219,6 +225,8 @@ class FactStore:
                 f.field_unit,
                 f.verdict,
                 f.verdict_reason,
+                f.scale,
+                f.scale_source,
             )
             for f in facts
         ]
