@@ -31,8 +31,10 @@ from factcheck.printed_values import (
     mask_labels,
     mask_page_number,
     value_in_text,
+    value_spans,
     value_text,
 )
+from factcheck.rows import column_check, label_check
 from factcheck.quotes import FUZZY_THRESHOLD, Match, locate
 from factcheck.scale import Scale, read_fact_scale, stated_scale
 from signatures.vocabulary import is_not_disclosed
@@ -104,9 +106,13 @@ def check_fact(
     disclosed: bool = True,
     threshold: float = FUZZY_THRESHOLD,
     amount: bool = False,
+    field: str | None = None,
+    period: int | None = None,
 ) -> Verdict:
     """The verdict on one fact, given its document's page texts {1-based page: text}; `amount`: the value
-    is money, whose scale is read off the page (Verdict.scale) and must agree with the fact's own."""
+    is money, whose scale is read off the page (Verdict.scale) and must agree with the fact's own; `field`
+    (the field's words) and `period` (the filing's fiscal year): on a statement row, the row's label must be
+    the field and the value's column the period (factcheck.rows)."""
     # yes_no=True: "无" may be the answer No (then its quote is checked); "未提及" is not disclosed
     if not disclosed or is_not_disclosed(value, yes_no=True):
         return Verdict(NOT_DISCLOSED, page, page, 0.0, "the document is said not to state this value")
@@ -143,6 +149,9 @@ def check_fact(
                 )
                 ok, how = reading.ok, how if reading.ok else reading.reason
                 scale, scale_source = reading.scale, reading.source
+            if ok and (field or period):
+                wrong = _wrong_row_or_column(value, unit, text, masked, start, field, period)
+                ok, how = not wrong, wrong or how
         if ok:
             if number == page:
                 return Verdict(
@@ -163,9 +172,11 @@ def check_fact(
             )
         if first_hit is None:
             first_hit = (number, match, words, how)
+        if number == page and _definite(how):
+            break  # the cited page prints the quote and shows the value is another row's, period's or scale's
     if first_hit is not None:
         number, match, words, how = first_hit
-        if "states amounts in" in how:  # the scale disagrees: say so, not "not printed"
+        if _definite(how):  # say why
             return Verdict(VALUE_NOT_IN_QUOTE, number, page, match.score, how, words)
         shown = value if not isinstance(value, float) else f"{value:.15g}"
         return Verdict(
@@ -184,6 +195,24 @@ def check_fact(
         0.0,
         f"the quote is not in the document ({where}): quote the line exactly as printed",
     )
+
+
+def _definite(how: str) -> bool:
+    return any(w in how for w in ("states amounts in", "the quoted row", "column (fiscal"))
+
+
+def _wrong_row_or_column(
+    value, unit: str | None, text: str, masked: str, start: int, field: str | None, period: int | None
+) -> str:
+    """Why the value is another row's or another period's figure on its statement row; '' when not."""
+    spans = value_spans(value, unit, masked)
+    if not spans:
+        return ""
+    cell = (start + spans[0][0], start + spans[0][1])
+    line_start = text.rfind("\n", 0, cell[0]) + 1
+    line_end = text.find("\n", cell[1])
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    return (label_check(line, field) if field else "") or column_check(text, cell, period)
 
 
 def _page_scale(quote: str, text: str, match: Match, own, number: int) -> Scale | None:

@@ -214,6 +214,20 @@ def _numbers_match(fact: Printed, printed: Printed, per_ten: bool) -> bool:
     return False
 
 
+def value_spans(value, unit: str | None, masked: str) -> list[tuple[int, int]]:
+    """Where in `masked` (labels masked: mask_labels) the value's first number is printed, in order."""
+    values = numbers(PER_TEN.sub(" ", value_text(value)))
+    if not values:
+        return []
+    per_ten = bool(PER_TEN.search(masked) or PER_TEN.search(clean(unit)) or PER_TEN.search(value_text(value)))
+    spans = []
+    for m in NUMBER.finditer(masked):
+        printed = numbers(m.group())
+        if printed and _numbers_match(values[0], printed[0], per_ten):
+            spans.append((m.start(), m.end()))
+    return spans
+
+
 def value_in_text(value, unit: str | None, text: str, masked: str | None = None) -> tuple[bool, str]:
     """(is the value printed in text, how it was read): the check behind "is the value in the quote".
     `masked`: the same text with its label numbers already masked in the context of its whole page
