@@ -14,7 +14,9 @@ from collate.errors import Exit, exit_process, run_main
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
 from evaluate import tracking
-from evaluate.evaluation import (
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
+from evaluate.matching.scoring import unanswered_warnings
+from evaluate.runs.evaluation import (
     FLAT_VARIANTS,
     all_failed,
     build_variant,
@@ -25,15 +27,14 @@ from evaluate.evaluation import (
     variant_name,
     variant_tags,
 )
-from evaluate.resume import interrupted_line, open_run_folder, resumed_line, run_settings
-from evaluate.scoring import unanswered_warnings
-from evaluate.store_check import check_store
+from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
+from evaluate.tracking.store_check import check_store
 from programs import compiled
-from programs.runtime.preflight import preflight
-from programs.runtime.settings import NoLMConfigured, Settings, configure
-from programs.runtime.spend import Budget
-from programs.runtime.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
+from programs.lm.preflight import check_isolation, preflight
+from programs.lm.prices import check_usd_cap
+from programs.lm.settings import NoLMConfigured, Settings, configure
+from programs.lm.spend import Budget
+from programs.lm.stages import ANALYST_STAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,6 +118,10 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
+        # a dollar cap it cannot price would cap nothing: refused now, naming the price settings
+        check_usd_cap(
+            settings, [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES), args.max_usd
+        )
         if (
             not settings.fact_store
         ):  # a run keeps its own facts (never scored on another run's), logged with it
@@ -141,6 +146,8 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
         )
         journal = open_run_folder(out_dir, same_run)
         asking = len(journal.answered(item.question_id for item in items)) < len(items)
+        if asking and args.program not in FLAT_VARIANTS:  # code would be refused: exit 2 before spending
+            check_isolation(settings)
         if not lm_checked:  # a dead LM is one line and exit 2, not a run of failed questions
             stages: list[str | None] = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
             stages = (stages if asking else []) + ([] if judge is None else ["judge"])

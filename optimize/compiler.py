@@ -27,6 +27,7 @@ from pathlib import Path
 import dspy
 
 from evaluate import tracking
+from evaluate.dataset import DatasetItem, dataset_hash, split
 from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.call_estimate import estimate
@@ -41,12 +42,11 @@ from optimize.objective import (
 from optimize.optimizers import OptimizerOptions, get_spec, logged_arguments, make_optimizer
 from optimize.program_diff import state_of
 from programs import compiled
+from programs.lm.cost_report import cost_figures
+from programs.lm.progress import RunCounts, stage_metrics, totals
+from programs.lm.settings import Settings
+from programs.lm.spend import Budget, BudgetExhausted, enforced
 from programs.protocols import DocumentStore
-from programs.runtime.cost_report import cost_figures
-from programs.runtime.lm_progress import RunCounts, stage_metrics, totals
-from programs.runtime.settings import Settings
-from programs.runtime.spend import Budget, BudgetExhausted, enforced
-from retrievers.dataset import DatasetItem, dataset_hash, split
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from retrievers.catalog_draft.duplicates import identical_files
 from retrievers.catalog_draft.finding import Finding
 from retrievers.catalog_draft.rules_en import read_us_filing, symbol_in_prose
 from retrievers.catalog_draft.rules_zh import read_a_share
@@ -49,6 +50,7 @@ class DraftRow:
     id: str
     found: dict[str, Finding] = field(default_factory=dict)
     problem: str = ""  # why the file could not be read, with the fix (a ParseError's text)
+    duplicate_of: DraftRow | None = None  # a byte-identical file drafted first: this one is left out
     notes: list[str] = field(default_factory=list)  # e.g. what the LM answered that the text did not bear out
     text: str = ""
 
@@ -57,7 +59,7 @@ class DraftRow:
 
     @property
     def settled(self) -> bool:
-        return not self.problem and not self.missing()
+        return not self.problem and not self.missing() and self.duplicate_of is None
 
     @property
     def confidence(self) -> str:
@@ -93,9 +95,16 @@ def pdf_files(pdf_dir: str | Path) -> list[Path]:
     return sorted(p for p in Path(pdf_dir).iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
 
 
-def draft_catalog(pdf_dir: str | Path) -> list[DraftRow]:
+def draft_catalog(pdf_dir: str | Path, keep_duplicates: bool = False) -> list[DraftRow]:
+    """One row per PDF; a file byte-identical to one before it (name order) is drafted but left out of
+    the catalog, named with the file kept, unless `keep_duplicates`."""
     files = pdf_files(pdf_dir)
-    return [draft_file(path, doc_id) for path, doc_id in zip(files, file_ids(files), strict=True)]
+    rows = [draft_file(path, doc_id) for path, doc_id in zip(files, file_ids(files), strict=True)]
+    if not keep_duplicates:
+        by_file = {r.file: r for r in rows}
+        for copy, original in identical_files(files).items():
+            by_file[copy].duplicate_of = by_file[original]
+    return rows
 
 
 def file_ids(files: list[Path]) -> list[str]:
@@ -190,18 +199,34 @@ def catalog_text(rows: list[DraftRow], catalog_dir: Path) -> str:
 
 def write_draft(rows: list[DraftRow], out: Path) -> Path | None:
     """Write the settled rows to `out` (JSONL) and the unsettled ones to `<out>.unsettled.txt`; a stale
-    list from an earlier draft is removed. Returns the list's path, None when every row settled."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    list from an earlier draft is removed. Returns the list's path, None when every row settled.
+    A write that fails (a read-only disk, a folder named like the file, a full disk) leaves no `.tmp`
+    behind and `out` as it was, and raises DraftWriteError naming the fix."""
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(catalog_text(rows, out.parent), encoding="utf-8")
-    tmp.replace(out)
     listing = unsettled_path(out)
     unsettled = [r for r in rows if not r.settled]
-    if not unsettled:
-        listing.unlink(missing_ok=True)
-        return None
-    listing.write_text(unsettled_report(unsettled, out), encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(catalog_text(rows, out.parent), encoding="utf-8")
+        tmp.replace(out)
+        if not unsettled:
+            listing.unlink(missing_ok=True)
+            return None
+        listing.write_text(unsettled_report(unsettled, out), encoding="utf-8")
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the folder itself cannot be written: no .tmp was made in it
+            pass
+        raise DraftWriteError(
+            f"cannot write the catalog {out} ({exc.strerror or exc}): give a file path in a folder you can "
+            "write to, on a disk with free space"
+        ) from exc
     return listing
+
+
+class DraftWriteError(Exception):
+    """The drafted catalog could not be written; the message names the fix."""
 
 
 def unsettled_report(rows: list[DraftRow], out: Path) -> str:
@@ -224,14 +249,23 @@ def unsettled_report(rows: list[DraftRow], out: Path) -> str:
 
 
 def why_unsettled(row: DraftRow) -> str:
-    return row.problem or f"no {', no '.join(row.missing())} found in its first pages"
+    if row.problem:
+        return row.problem
+    if row.duplicate_of is not None:
+        return (
+            f"byte-identical to {row.duplicate_of.file.name} (id {row.duplicate_of.id}): kept once, as "
+            f"{row.duplicate_of.id}. Fix: none needed; to keep both, add its row (or draft with --keep-duplicates)"
+        )
+    return f"no {', no '.join(row.missing())} found in its first pages"
 
 
 def summary(rows: list[DraftRow]) -> str:
     settled = [r for r in rows if r.settled]
     counts = {c: sum(1 for r in settled if r.confidence == c) for c in CONFIDENCE}
+    copies = sum(1 for r in rows if r.duplicate_of is not None)
     return (
         f"{len(settled)} of {len(rows)} files settled (confidence: "
         + ", ".join(f"{n} {c}" for c, n in counts.items())
-        + f"); {len(rows) - len(settled)} unsettled"
+        + f"); {len(rows) - len(settled) - copies} unsettled"
+        + (f"; {copies} byte-identical to another file, kept once" if copies else "")
     )

@@ -96,11 +96,6 @@ def amount_line(line: str) -> bool:
     return sum(1 for t in line.split() if _AMOUNT.search(t)) >= 1
 
 
-def states_date(line: str) -> bool:
-    """A line that states a date: "A股 2023/5/11 2023/5/12", "June 15, 2022 July 1, 2022 $0.25"."""
-    return bool(_DATE.search(line))
-
-
 def dated_row(line: str) -> bool:
     """A table row of dates: two or more ("A股 2023/5/11 2023/5/12 2023/5/12", "March 1, 2022 March 15,
     2022 $0.25") and not prose (at most MAX_ROW_LOWER words in lower case, no Chinese clause marks). On the

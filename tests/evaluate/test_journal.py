@@ -1,4 +1,4 @@
-"""OUT/answers.jsonl (evaluate.journal): each finished question on disk at once, read back by a rerun."""
+"""OUT/answers.jsonl (evaluate.runs.journal): each finished question on disk at once, read back by a rerun."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 import logging
 import threading
 
-from evaluate.answering import Answered
-from evaluate.journal import AnswerJournal, read_answers
+from evaluate.runs.answering import Answered
+from evaluate.runs.journal import AnswerJournal, read_answers
 
 
 def _answer(qid: str, answer: str = "42", error: str | None = None) -> Answered:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from collate import run as collate_run
-from retrievers.dataset import load_dataset
+from evaluate.dataset import load_dataset
 
 LIMIT = 3
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from factcheck.check import VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
-from programs.runtime.facts import FactStore
+from programs.facts.store import FactStore
 from programs.stages.normalizer import Normalizer
 from programs.stages.verification import checked
 from signatures.types import Fact, FieldSpec

@@ -274,3 +274,17 @@ def test_real_filings_under_opaque_names_draft_their_ticker_year_and_form(tmp_pa
     for row in draft_catalog(tmp_path):
         got = tuple(row.found[k].value for k in ("symbol", "year", "doctype"))
         assert got == cases[names[row.id]], names[row.id]
+
+
+def test_identical_files_names_each_copy_with_the_first_and_leaves_empty_files_alone(tmp_path):
+    from retrievers.catalog_draft.duplicates import identical_files
+
+    for name, data in [("a", b"%PDF-1 x"), ("b", b"%PDF-1 y"), ("c", b"%PDF-1 x"), ("d", b"%PDF-1 x")]:
+        (tmp_path / f"{name}.pdf").write_bytes(data)
+    (tmp_path / "e.pdf").write_bytes(b"")
+    (tmp_path / "f.pdf").write_bytes(b"")
+    files = sorted(tmp_path.iterdir())
+    assert identical_files(files) == {
+        tmp_path / "c.pdf": tmp_path / "a.pdf",
+        tmp_path / "d.pdf": tmp_path / "a.pdf",
+    }
