@@ -108,10 +108,11 @@ def check_fact(
     amount: bool = False,
     field: str | None = None,
     period: int | None = None,
+    description: str = "",
 ) -> Verdict:
     """The verdict on one fact, given its document's page texts {1-based page: text}; `amount`: the value
     is money, whose scale is read off the page (Verdict.scale) and must agree with the fact's own; `field`
-    (the field's words) and `period` (the filing's fiscal year): on a statement row, the row's label must be
+    (the field's name; `description` its description) and `period` (the filing's fiscal year): on a statement row, the row's label must be
     the field and the value's column the period (factcheck.rows)."""
     # yes_no=True: "无" may be the answer No (then its quote is checked); "未提及" is not disclosed
     if not disclosed or is_not_disclosed(value, yes_no=True):
@@ -150,7 +151,7 @@ def check_fact(
                 ok, how = reading.ok, how if reading.ok else reading.reason
                 scale, scale_source = reading.scale, reading.source
             if ok and (field or period):
-                wrong = _wrong_row_or_column(value, unit, text, masked, start, field, period)
+                wrong = _wrong_row_or_column(value, unit, text, masked, start, field, description, period)
                 ok, how = not wrong, wrong or how
         if ok:
             if number == page:
@@ -202,7 +203,14 @@ def _definite(how: str) -> bool:
 
 
 def _wrong_row_or_column(
-    value, unit: str | None, text: str, masked: str, start: int, field: str | None, period: int | None
+    value,
+    unit: str | None,
+    text: str,
+    masked: str,
+    start: int,
+    field: str | None,
+    description: str,
+    period: int | None,
 ) -> str:
     """Why the value is another row's or another period's figure on its statement row; '' when not."""
     spans = value_spans(value, unit, masked)
@@ -212,7 +220,7 @@ def _wrong_row_or_column(
     line_start = text.rfind("\n", 0, cell[0]) + 1
     line_end = text.find("\n", cell[1])
     line = text[line_start : line_end if line_end >= 0 else len(text)]
-    return (label_check(line, field) if field else "") or column_check(text, cell, period)
+    return (label_check(line, field, description) if field else "") or column_check(text, cell, period)
 
 
 def _page_scale(quote: str, text: str, match: Match, own, number: int) -> Scale | None:
@@ -239,9 +247,29 @@ def printed_on(quote: str, number: int, own: Mapping[int, str], threshold: float
 
 def check(fact, pages: Mapping[int, str], threshold: float = FUZZY_THRESHOLD) -> Verdict:
     """check_fact for anything with .value .unit .quote .page .disclosed (signatures.types.Fact, ExtractedValue)."""
+    name, description = str(getattr(fact, "field", "") or ""), str(getattr(fact, "description", "") or "")
     return check_fact(
-        fact.value, fact.unit, fact.quote, fact.page, pages, fact.disclosed, threshold, amount=is_amount(fact)
+        fact.value,
+        fact.unit,
+        fact.quote,
+        fact.page,
+        pages,
+        fact.disclosed,
+        threshold,
+        amount=is_amount(fact),
+        field=name or None,
+        period=asked_period(f"{name} {description}", getattr(pages, "period", None)),
+        description=description,
     )
+
+
+def asked_period(words: str, fiscal_year: int | None) -> int | None:
+    """The period a field asks of its document: the year it names ("revenue_2019" from a 2021 10-K),
+    else the document's fiscal year; None (no column judged) when it names several or a prior one."""
+    named = set(re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", words))
+    if len(named) > 1 or re.search(r"prior|previous|last year|preceding|上年|上期|去年|同期", words, re.I):
+        return None
+    return int(named.pop()) if named else fiscal_year
 
 
 MONEY_UNITS = ("USD", "CNY")

@@ -37,7 +37,7 @@ QUALIFIERS = frozenset(
     "shares basic diluted cost costs provision tax taxes interest current noncurrent deferred accumulated "
     "discontinued preferred treasury unrealized average weighted less cash dividends marketing research "
     "general administrative depreciation amortization impairment restructuring liabilities equity expense "
-    "gain gains investment investments service services product products subscription support segment".split()
+    "gain gains investment investments".split()
 )
 # A field with one of these is another line item than a row without it ("cost of sales" is not "Net sales").
 REQUIRED = frozenset("provision tax taxes per share cost costs comprehensive noncontrolling gross before after".split())
@@ -53,6 +53,7 @@ SYNONYMS = {
     "losses": "income",
     "operations": "operating",
     "expenses": "expense",
+    "costs": "cost",
     "assets": "asset",
     "inventories": "inventory",
     "liabilities": "liability",
@@ -80,17 +81,19 @@ def label_of(line: str) -> str:
     return line[:end].strip(" |:")
 
 
-def label_check(line: str, field_words: str) -> str:
-    """'' when the row's label may be the field; else why it is another row."""
-    label, field = _words(label_of(line)), _words(field_words)
+def label_check(line: str, field_words: str, description: str = "") -> str:
+    """'' when the row's label may be the field; else why it is another row. `field_words`: the field's
+    name; `description`: its description, whose words may excuse a label's but never require one."""
+    label, name = _words(label_of(line)), _words(field_words)
+    field = name | _words(description)
     if not label or not field:
         return ""
-    english_field = bool(re.search(r"[a-z]", field_words, re.I))
+    english_field = bool(re.search(r"[a-z]", field_words + description, re.I))
     if not english_field:
         return ""
     if not label & field:
         return f"the quoted row {label_of(line)!r} is not {field_words.strip()!r}"
-    extra = (_qualifiers(label) - field) | {w for w in field - label if w in REQUIRED}
+    extra = (_qualifiers(label) - field) | {w for w in name - label if w in REQUIRED}
     if not extra and label & HEADS and field & HEADS and not label & field & HEADS:
         extra = (label | field) & HEADS
     if extra:

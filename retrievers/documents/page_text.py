@@ -85,24 +85,27 @@ class OwnPages(Mapping[int, str]):
 
 
 class PageTexts(dict):
-    """{page: text} plus `own`, each page's own text (OwnPages), when the PDF is at hand (else None)."""
+    """{page: text} plus `own`, each page's own text (OwnPages), when the PDF is at hand (else None), and
+    `period`, the document's fiscal year (the catalog's): the column of a statement the fact check expects."""
 
-    def __init__(self, texts: Mapping[int, str], own: Mapping[int, str] | None = None):
+    def __init__(
+        self, texts: Mapping[int, str], own: Mapping[int, str] | None = None, period: int | None = None
+    ):
         super().__init__(texts)
-        self.own = own
+        self.own, self.period = own, period
 
 
-def page_texts_with_own(chunks: Iterable[Chunk], pdf: str | Path | None) -> PageTexts:
+def page_texts_with_own(chunks: Iterable[Chunk], pdf: str | Path | None, period: int | None = None) -> PageTexts:
     """The chunks' reading of each page (page_texts_from_chunks) and, from the PDF, each page's own text:
     the fact check reads the page a quote is printed on from the latter (factcheck.check.printed_on)."""
     texts = page_texts_from_chunks(chunks)
     if pdf is None or not Path(pdf).is_file():
-        return PageTexts(texts)
+        return PageTexts(texts, period=period)
     with _PDFIUM:
         document = pdfium.PdfDocument(str(pdf))
         count = len(document)
         document.close()
-    return PageTexts(texts, OwnPages(pdf, count))
+    return PageTexts(texts, OwnPages(pdf, count), period)
 
 
 def page_texts_from_chunks(chunks: Iterable[Chunk]) -> dict[int, str]:

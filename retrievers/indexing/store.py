@@ -167,8 +167,13 @@ class IndexStore:
 
     def page_texts(self, doc_id: str) -> dict[int, str]:
         """{page: text} as the index read it: what a fact's quote is checked against (factcheck.check), with
-        each page's own text from the PDF when it is still there (.own: the page a quote is printed on)."""
-        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id))
+        each page's own text from the PDF when it is still there (.own: the page a quote is printed on) and
+        the document's fiscal year (.period: the statement column a value should stand in)."""
+        try:
+            period: int | None = self.catalog.get(doc_id).year
+        except KeyError:
+            period = None
+        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id), period)
 
     # ---- search ---------------------------------------------------------------------------
     def search(
