@@ -91,7 +91,9 @@ def variants(fact: dict, text: str) -> list[dict]:
     row = cells(fact["quote"])
     others = [c for c in row if c != fact["value"] and c != "—"]
     if others:
-        out.append({**base, "kind": "wrong_column", "value": others[0], "unit": unit_scaled, "quote": fact["quote"]})
+        out.append(
+            {**base, "kind": "wrong_column", "value": others[0], "unit": unit_scaled, "quote": fact["quote"]}
+        )
     lines = page_lines(text)
     at = next((i for i, x in enumerate(lines) if fold(x) == fold(fact["quote"])), None)
     if at is not None and fact["value"] in row:
@@ -100,7 +102,9 @@ def variants(fact: dict, text: str) -> list[dict]:
             if 0 <= i < len(lines) and len(cells(lines[i])) == len(row):
                 value = cells(lines[i])[column]
                 if value not in ("—", fact["value"]):
-                    out.append({**base, "kind": "wrong_row", "value": value, "unit": unit_scaled, "quote": lines[i]})
+                    out.append(
+                        {**base, "kind": "wrong_row", "value": value, "unit": unit_scaled, "quote": lines[i]}
+                    )
                     break
     year = str(fact["period"])
     holding = next((x for x in lines if re.search(rf"(?<!\d){year}(?!\d)", x)), None)
@@ -148,5 +152,7 @@ def run(path: Path, root: Path, show: int = 10) -> int:
         n = sum(results[kind].values())
         print(f"  caught {kind:<13} {n - results[kind]['verified']}/{n}")
     for v, status, reason in wrong[:show]:
-        print(f"  wrong: {v['kind']} {v['field']!r} value={v['value']!r} unit={v['unit']!r} -> {status}: {reason[:110]}")
+        print(
+            f"  wrong: {v['kind']} {v['field']!r} value={v['value']!r} unit={v['unit']!r} -> {status}: {reason[:110]}"
+        )
     return 0 if bad_ok == 0 and true_ok >= 0.95 * true_n else 1

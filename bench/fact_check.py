@@ -262,7 +262,9 @@ def parse_args(argv):
         help="hand-checked facts of real filings (default bench/data/checked_facts.jsonl): verified-true and -false",
     )
     p.add_argument(
-        "--realdocs-root", type=Path, help="the realdocs folder (default $COLLATE_REALDOCS, else ../shared/realdocs)"
+        "--realdocs-root",
+        type=Path,
+        help="the realdocs folder (default $COLLATE_REALDOCS, else ../shared/realdocs)",
     )
     return p.parse_args(argv)
 
@@ -304,7 +306,8 @@ def realdocs_margins(folder: Path) -> int:
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.checked:
-        from bench.checked_facts import realdocs_root, run as run_checked
+        from bench.checked_facts import realdocs_root
+        from bench.checked_facts import run as run_checked
 
         return run_checked(args.checked, realdocs_root(args.realdocs_root), args.show)
     if args.realdocs:

@@ -34,8 +34,8 @@ from factcheck.printed_values import (
     value_spans,
     value_text,
 )
-from factcheck.rows import column_check, label_check
 from factcheck.quotes import FUZZY_THRESHOLD, Match, locate
+from factcheck.rows import column_check, label_check, part_check
 from factcheck.scale import Scale, read_fact_scale, stated_scale
 from signatures.vocabulary import is_not_disclosed
 
@@ -199,7 +199,9 @@ def check_fact(
 
 
 def _definite(how: str) -> bool:
-    return any(w in how for w in ("states amounts in", "the quoted row", "column (fiscal"))
+    return any(
+        w in how for w in ("states amounts in", "the quoted row", "column (fiscal")
+    )  # row, part, column
 
 
 def _wrong_row_or_column(
@@ -220,7 +222,9 @@ def _wrong_row_or_column(
     line_start = text.rfind("\n", 0, cell[0]) + 1
     line_end = text.find("\n", cell[1])
     line = text[line_start : line_end if line_end >= 0 else len(text)]
-    return (label_check(line, field, description) if field else "") or column_check(text, cell, period)
+    if field and (wrong := label_check(line, field, description) or part_check(text, cell, field)):
+        return wrong
+    return column_check(text, cell, period)
 
 
 def _page_scale(quote: str, text: str, match: Match, own, number: int) -> Scale | None:

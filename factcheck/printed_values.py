@@ -129,11 +129,6 @@ def mask_page_number(text: str) -> str:
     return "\n".join(lines)
 
 
-def has_amount(text: str) -> bool:
-    """Does text print a number that is no label (note, item, page, date, year)?"""
-    return bool(numbers(mask_labels(text)))
-
-
 def value_text(value) -> str:
     """A parsed value as text without float noise or exponents (5917340000.0 -> '5917340000')."""
     if isinstance(value, bool):
@@ -258,8 +253,7 @@ def value_in_text(value, unit: str | None, text: str, masked: str | None = None)
         per_ten = bool(PER_TEN.search(clean(text)) or PER_TEN.search(clean(unit)) or PER_TEN.search(shown))
         # a year, a date, a note or page number printed on the page is never the value (unless a year is asked)
         printed = numbers(mask_labels(text if masked is None else masked, years=not asks_year(unit)))
-        missing = [f for f in values if not any(_numbers_match(f, p, per_ten) for p in printed)]
-        if not missing:
+        if all(any(_numbers_match(f, p, per_ten) for p in printed) for f in values):
             return True, "number"
         return False, f"{shown} is not among the amounts of the text (years, dates, notes and pages aside)"
     if isinstance(value, (list, tuple)) or LIST_SPLIT.search(shown):

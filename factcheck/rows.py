@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 
 # A table cell of an amount: 1,234 / (1,234) / 1,234.5 / — ; a percent cell is no period's amount.
-CELL = re.compile(r"\(\s*\d[\d,]*(?:\.\d+)?\s*\)|(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]*\d)(?!\s*%)|(?<!\w)[—–-](?!\w)")
+CELL = re.compile(
+    r"\(\s*\d[\d,]*(?:\.\d+)?\s*\)|(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]*\d)(?!\s*%)|(?<!\w)[—–-](?!\w)"
+)
 YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d\d(?![\d,]|\.\d)")
 # Words of a header line besides its years ("Year Ended December 26,", "At", "Fiscal Year Ended January 31,").
 HEADER_WORDS = re.compile(
@@ -40,9 +42,13 @@ QUALIFIERS = frozenset(
     "gain gains investment investments".split()
 )
 # A field with one of these is another line item than a row without it ("cost of sales" is not "Net sales").
-REQUIRED = frozenset("provision tax taxes per share cost costs comprehensive noncontrolling gross before after".split())
+REQUIRED = frozenset(
+    "provision tax taxes per share cost costs comprehensive noncontrolling gross before after".split()
+)
 # The head of a line item: a row and a field each with one, and none in common, are different items.
-HEADS = frozenset("income expense revenue cost asset liability equity tax provision margin dividend debt".split())
+HEADS = frozenset(
+    "income expense revenue cost asset liability equity tax provision margin dividend debt".split()
+)
 SYNONYMS = {
     "sales": "revenue",
     "revenues": "revenue",
@@ -58,7 +64,9 @@ SYNONYMS = {
     "inventories": "inventory",
     "liabilities": "liability",
 }
-STOP = frozenset("the of and for to in from a an total net consolidated company s on by as its at amount value".split())
+STOP = frozenset(
+    "the of and for to in from a an total net consolidated company s on by as its at amount value".split()
+)
 
 
 def _words(text: str) -> set[str]:
@@ -102,6 +110,62 @@ def label_check(line: str, field_words: str, description: str = "") -> str:
             f"({', '.join(sorted(extra))})"
         )
     return ""
+
+
+def _row_cells(line: str, width: int) -> list[float] | None:
+    """The last `width` amount cells of a statement row as numbers ("—" is 0); None for no such row."""
+    label = label_of(line)
+    if not re.search(r"[A-Za-z]", label):
+        return None
+    cells = [m.group() for m in CELL.finditer(line) if m.start() >= len(label)]
+    if len(cells) < width:
+        return None
+    out = []
+    for cell in cells[-width:]:
+        digits = re.sub(r"[^\d.]", "", cell)
+        out.append(0.0 if not digits else (-1 if cell.startswith("(") else 1) * float(digits))
+    return out
+
+
+def part_check(text: str, value_cell: tuple[int, int], field_words: str) -> str:
+    """'' unless the field asks a total and the value's row is one of the parts that add up to the total
+    printed below it ("Net service sales" for "total net sales": 118,573 + 59,293 = 177,866)."""
+    if "total" not in field_words.lower() or "total" in label_of(_line_at(text, value_cell[0])).lower():
+        return ""
+    lines = text.split("\n")
+    row = text.count("\n", 0, value_cell[0])
+    line = lines[row]
+    width = len([m for m in CELL.finditer(line) if m.start() >= len(label_of(line))])
+    if width < 1:
+        return ""
+    where = value_cell[0] - (text.rfind("\n", 0, value_cell[0]) + 1)
+    cells = [m for m in CELL.finditer(line) if m.start() >= len(label_of(line))]
+    column = next((i for i, m in enumerate(cells) if m.start() <= where < m.end()), None)
+    if column is None:
+        return ""
+    for below in range(row + 1, min(len(lines), row + 12)):
+        label = label_of(lines[below])
+        total = _row_cells(lines[below], width)
+        if total is None or not label.lower().startswith("total"):
+            continue
+        parts, up = [], below - 1
+        while (
+            up >= 0
+            and (cells_up := _row_cells(lines[up], width)) is not None
+            and not label_of(lines[up]).lower().startswith("total")
+        ):
+            parts.append(cells_up[column])
+            up -= 1
+        if up < row and len(parts) >= 2 and abs(sum(parts) - total[column]) <= 0.5 * len(parts):
+            return f"the quoted row {label_of(line)!r} is a part of {label!r} (its parts add up to it): give the total"
+        return ""
+    return ""
+
+
+def _line_at(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _header_years(lines: list[str], row: int) -> list[int]:

@@ -94,7 +94,9 @@ class ScaleReading:
     reason: str = ""  # why it is not ok
 
 
-def read_fact_scale(value, unit: str | None, words: str, masked: str, page_scale: Scale | None, page: int) -> ScaleReading:
+def read_fact_scale(
+    value, unit: str | None, words: str, masked: str, page_scale: Scale | None, page: int
+) -> ScaleReading:
     """The scale of an amount the check found printed in `words` (the page's words at the quote;
     `masked` the same with label numbers masked), against the page's statement of scale.
 

@@ -168,7 +168,12 @@ def with_page_scale(parsed: Parsed, spec: FieldSpec, scale: float | None, source
     """A money value times the scale the fact check read off its page (Fact.scale: "(in millions, ...)"
     over the statement), so every value of a table is scaled alike whatever the reader wrote in its
     unit. A scale that could not be read is flagged in the reason, never guessed."""
-    if not parsed.ok or parsed.value is None or spec.unit not in MONEY or spec.type not in ("number", "integer"):
+    if (
+        not parsed.ok
+        or parsed.value is None
+        or spec.unit not in MONEY
+        or spec.type not in ("number", "integer")
+    ):
         return parsed
     if scale is None:
         if source.startswith("unread"):

@@ -8,9 +8,9 @@ still fails it is kept, flagged, and left out of the computation by default.
 
 from __future__ import annotations
 
-from factcheck.check import PAGE_CORRECTED, VALUE_NOT_IN_QUOTE, VERIFIED, check
 import re
 
+from factcheck.check import PAGE_CORRECTED, VALUE_NOT_IN_QUOTE, VERIFIED, check
 from signatures.types import Fact
 
 # Fields whose value the reader counts off the quoted lines ("3 female executives" from a table of
@@ -33,7 +33,11 @@ def checked(fact: Fact, pages: dict[int, str] | None) -> Fact:
         return fact
     verdict = check(fact, pages)
     status, reason = verdict.status, verdict.reason
-    if status == VALUE_NOT_IN_QUOTE and fact.field_unit in COUNTED_UNITS and not PRINTED_COUNT.search(verdict.matched):
+    if (
+        status == VALUE_NOT_IN_QUOTE
+        and fact.field_unit in COUNTED_UNITS
+        and not PRINTED_COUNT.search(verdict.matched)
+    ):
         status = VERIFIED if verdict.page == fact.page else PAGE_CORRECTED
         reason = f"a count read off the quoted lines (not printed as a number); the quote is on page {verdict.page}"
     update: dict[str, str | int | float | None] = {

@@ -95,7 +95,9 @@ class PageTexts(dict):
         self.own, self.period = own, period
 
 
-def page_texts_with_own(chunks: Iterable[Chunk], pdf: str | Path | None, period: int | None = None) -> PageTexts:
+def page_texts_with_own(
+    chunks: Iterable[Chunk], pdf: str | Path | None, period: int | None = None
+) -> PageTexts:
     """The chunks' reading of each page (page_texts_from_chunks) and, from the PDF, each page's own text:
     the fact check reads the page a quote is printed on from the latter (factcheck.check.printed_on)."""
     texts = page_texts_from_chunks(chunks)

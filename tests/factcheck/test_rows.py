@@ -51,9 +51,21 @@ def check(value, quote, field, period, page):
         ("3,991", "Net revenue $ 3,991 $ 5,506 $ 5,299", "net revenue", 2015, AMD),
         ("(660)", "Net loss $ (660) $ (403) $ (83)", "net income", 2015, AMD),  # a loss is net income's sign
         ("(481)", "Operating income (loss) (481) (155) 103", "operating income", 2015, AMD),
-        ("177,866", "Total net sales 107,006 135,987 177,866", "operating_revenue", 2017, AMAZON),  # ascending years
+        (
+            "177,866",
+            "Total net sales 107,006 135,987 177,866",
+            "operating_revenue",
+            2017,
+            AMAZON,
+        ),  # ascending years
         ("31,352", "Total revenues 31,352 26,492 21,252", "total revenue", 2023, SALESFORCE),
-        ("11,207,303", "Net sales $ 11,207,303 $ 10,208,580", "net sales", 2023, ULTA),  # fiscal 2023 ends 2024
+        (
+            "11,207,303",
+            "Net sales $ 11,207,303 $ 10,208,580",
+            "net sales",
+            2023,
+            ULTA,
+        ),  # fiscal 2023 ends 2024
         ("3,991", "Net revenue $ 3,991 $ 5,506 $ 5,299", None, None, AMD),  # nothing asked: nothing judged
     ],
 )
@@ -84,14 +96,55 @@ def test_another_row_or_period_is_caught(value, quote, field, period, page, why)
 
 
 def test_a_verizon_total_of_an_acquisition_is_not_total_assets():
-    page = "(dollars in millions)\nCash $ 1,021\nTotal assets acquired $ 10,294\nTotal liabilities assumed 1,200"
-    verdict = check_fact("10,294", "USD millions", "Total assets acquired $ 10,294", 1, {1: page}, field="total_assets")
+    page = (
+        "(dollars in millions)\nCash $ 1,021\nTotal assets acquired $ 10,294\nTotal liabilities assumed 1,200"
+    )
+    verdict = check_fact(
+        "10,294", "USD millions", "Total assets acquired $ 10,294", 1, {1: page}, field="total_assets"
+    )
     assert verdict.status == VALUE_NOT_IN_QUOTE and "acquired" in verdict.reason
 
 
 def test_a_definite_rejection_on_the_cited_page_is_not_traded_for_another_page():
     other = "Selected Financial Data\nNet revenue $ 3,991 $ 5,506 $ 5,299"  # no header: no column to judge
     verdict = check_fact(
-        "5,506", None, "Net revenue $ 3,991 $ 5,506 $ 5,299", 1, {1: AMD, 2: other}, field="net revenue", period=2015
+        "5,506",
+        None,
+        "Net revenue $ 3,991 $ 5,506 $ 5,299",
+        1,
+        {1: AMD, 2: other},
+        field="net revenue",
+        period=2015,
     )
     assert (verdict.status, verdict.page) == (VALUE_NOT_IN_QUOTE, 1), verdict
+
+
+def test_a_part_of_a_printed_total_is_not_the_total():
+    page = AMAZON.replace(
+        "Total net sales",
+        "Net product sales $ 79,268 $ 94,665 $ 118,573\nNet service sales 27,738 41,322 59,293\nTotal net sales",
+    )
+    part = check_fact(
+        "59,293",
+        None,
+        "Net service sales 27,738 41,322 59,293",
+        1,
+        {1: page},
+        field="total net sales",
+        period=2017,
+    )
+    assert part.status == VALUE_NOT_IN_QUOTE and "add up" in part.reason, part.reason
+    total = check_fact(
+        "177,866",
+        None,
+        "Total net sales 107,006 135,987 177,866",
+        1,
+        {1: page},
+        field="total net sales",
+        period=2017,
+    )
+    assert total.status == VERIFIED, total.reason
+    # a field that asks no total may be any row
+    assert (
+        check_fact("59,293", None, "Net service sales 27,738 41,322 59,293", 1, {1: page}).status == VERIFIED
+    )

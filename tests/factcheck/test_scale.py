@@ -39,10 +39,14 @@ def test_the_scale_is_read_above_the_statement(value, unit, scale):
     verdict = check_fact(value, unit, QUOTE, 1, {1: STATEMENT}, amount=True)
     assert verdict.status == VERIFIED, verdict.reason
     assert verdict.scale == scale
-    assert "(in millions except per share amounts)" in verdict.scale_source and "page 1" in verdict.scale_source
+    assert (
+        "(in millions except per share amounts)" in verdict.scale_source and "page 1" in verdict.scale_source
+    )
 
 
-@pytest.mark.parametrize("value, unit", [("86,392", "USD thousands"), ("86,392 thousand", None), (86392000.0, "USD")])
+@pytest.mark.parametrize(
+    "value, unit", [("86,392", "USD thousands"), ("86,392 thousand", None), (86392000.0, "USD")]
+)
 def test_a_scale_other_than_the_pages_is_flagged(value, unit):
     verdict = check_fact(value, unit, QUOTE, 1, {1: STATEMENT}, amount=True)
     assert verdict.status == VALUE_NOT_IN_QUOTE and "states amounts in millions" in verdict.reason, verdict
@@ -58,7 +62,12 @@ def test_without_amount_the_scale_is_not_judged():
         ("资产负债表\n单位：万元 币种：人民币\n资产总计 5,917,340 5,512,003", "5,917,340", "元", 1e4),
         ("主要会计数据（单位：人民币千元）\n营业收入 1,234,567 1,100,000", "1,234,567", None, 1e3),
         ("Selected data\n($ in thousands)\nTotal assets 5,917,340 5,512,003", "5,917,340", "USD", 1e3),
-        ("Corning had deferred revenue of approximately $912 million and $1.0 billion.", "912 million", None, 1.0),
+        (
+            "Corning had deferred revenue of approximately $912 million and $1.0 billion.",
+            "912 million",
+            None,
+            1.0,
+        ),
     ],
 )
 def test_every_way_a_scale_is_printed(page, value, unit, scale):
@@ -68,14 +77,24 @@ def test_every_way_a_scale_is_printed(page, value, unit, scale):
 
 
 def test_a_scale_that_cannot_be_read_is_flagged_not_guessed():
-    page = "Consolidated Net Revenue and Operating Profit\n2022 2021 Change\nNet revenue $ 86,392 $ 79,474 9 %"
+    page = (
+        "Consolidated Net Revenue and Operating Profit\n2022 2021 Change\nNet revenue $ 86,392 $ 79,474 9 %"
+    )
     verdict = check_fact("86,392", None, "Net revenue $ 86,392 $ 79,474 9 %", 2, {2: page}, amount=True)
     assert verdict.status == VERIFIED and verdict.scale is None
     assert verdict.scale_source.startswith("unread")
 
 
 def _fact(**kw) -> Fact:
-    base = dict(doc_id="P", field="revenue", value="86,392", quote=QUOTE, page=1, field_type="number", field_unit="USD")
+    base = dict(
+        doc_id="P",
+        field="revenue",
+        value="86,392",
+        quote=QUOTE,
+        page=1,
+        field_type="number",
+        field_unit="USD",
+    )
     return Fact(**{**base, **kw})
 
 
