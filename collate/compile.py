@@ -16,7 +16,7 @@ from evaluate.dataset import DatasetError, load_dataset
 from evaluate.tracking.store_check import check_store
 from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
-from programs.compiled import sidecar_path
+from programs.compiled import check_program_path, sidecar_path
 from programs.lm.cost_report import cost_lines
 from programs.lm.preflight import check_isolation, preflight
 from programs.lm.prices import check_usd_cap
@@ -99,6 +99,9 @@ def main(argv=None) -> int:
             )
         if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
             return estimate.for_compile(args)
+        check_program_path(
+            args.out
+        )  # DSPy saves a program's state only to a .json: said now, not after paying
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))

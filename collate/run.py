@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -28,6 +29,7 @@ from evaluate.runs.evaluation import (
     variant_tags,
 )
 from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
+from evaluate.runs.run_lock import run_folder_lock
 from evaluate.tracking.store_check import check_store
 from programs import compiled
 from programs.lm.preflight import check_isolation, preflight
@@ -101,6 +103,11 @@ def entry() -> NoReturn:
 
 
 def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
+    with contextlib.ExitStack() as held:  # the run folder's lock, once known, until the run has ended
+        return _run(argv, lm_checked, resume, held)
+
+
+def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
@@ -116,6 +123,7 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
         check_budget_arguments(args)
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
+        held.enter_context(run_folder_lock(out_dir))  # one writer per folder: a second run exits 75 now
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
         # a dollar cap it cannot price would cap nothing: refused now, naming the price settings

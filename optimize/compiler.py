@@ -138,6 +138,7 @@ def run_compile(
     sidecar (so `evaluate.run --program out` alone finds them) and tagged on the run.
     Raises BadInput before any LM call when --max-calls cannot buy one scored candidate (unless job.force).
     """
+    compiled.check_program_path(out)  # a path DSPy cannot save to would lose the whole paid optimization
     student = ExtractorStage(program.extractor) if job.stage == "extractor" else program
     trainset, valset, metric = training_sets(items, job)
     if not trainset:
