@@ -35,8 +35,8 @@ from factcheck.printed_values import (
     value_text,
 )
 from factcheck.quotes import FUZZY_THRESHOLD, Match, locate
-from factcheck.rows import column_check, label_check, part_check
-from factcheck.scale import Scale, read_fact_scale, stated_scale
+from factcheck.rows import column_check, is_row, label_check, part_check
+from factcheck.scale import Scale, read_fact_scale, section_scale, stated_scale
 from signatures.vocabulary import is_not_disclosed
 
 VERIFIED, PAGE_CORRECTED = "verified", "page_corrected"
@@ -128,7 +128,7 @@ def check_fact(
     first_hit: tuple[int, Match, str, str] | None = None
     own = getattr(pages, "own", None)  # each page's own text, where pages' texts share chunks over a break
     for number in search_order(page, pages):
-        text = mask_page_number(pages[number])  # same length: the match's offsets hold in both
+        text = pages[number]
         match = locate(quote, text, threshold)
         if match is None:
             continue
@@ -142,11 +142,12 @@ def check_fact(
             ok, how = True, "yes/no value: only the quote is checked"
         else:
             # labels masked in the whole page: a date or a note reference may begin before the quote
-            masked = mask_labels(text, years=not asks_year(unit))[start:end]
+            # (and the page's printed number): same length as the text, so the match's offsets hold in both
+            masked = mask_labels(mask_page_number(text), years=not asks_year(unit))[start:end]
             ok, how = value_in_text(value, unit, words, masked)
             if ok and amount:
                 reading = read_fact_scale(
-                    value, unit, words, masked, _page_scale(quote, text, match, own, number), number
+                    value, unit, words, masked, _page_scale(quote, text, match, own, number, pages), number
                 )
                 ok, how = reading.ok, how if reading.ok else reading.reason
                 scale, scale_source = reading.scale, reading.source
@@ -222,19 +223,22 @@ def _wrong_row_or_column(
     line_start = text.rfind("\n", 0, cell[0]) + 1
     line_end = text.find("\n", cell[1])
     line = text[line_start : line_end if line_end >= 0 else len(text)]
+    if not is_row(line):
+        return ""  # prose: no row label, no column to judge
     if field and (wrong := label_check(line, field, description) or part_check(text, cell, field)):
         return wrong
     return column_check(text, cell, period)
 
 
-def _page_scale(quote: str, text: str, match: Match, own, number: int) -> Scale | None:
-    """The scale stated above the quote: in the text it matched in, else in the page's own text."""
+def _page_scale(quote: str, text: str, match: Match, own, number: int, pages) -> Scale | None:
+    """The scale stated above the quote: in the text it matched in, else in the page's own text, else
+    in a section's statement on this page or the pages before ("tabular dollars are in millions")."""
     found = stated_scale(text, match.start)
     if found is None and own is not None and number in own:
         again = locate(quote, own[number])
         if again is not None:
             found = stated_scale(own[number], again.start)
-    return found
+    return found or section_scale(own if own is not None else pages, number)
 
 
 def printed_on(quote: str, number: int, own: Mapping[int, str], threshold: float = FUZZY_THRESHOLD) -> int:

@@ -19,6 +19,7 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from signatures.vocabulary import FALSE_WORDS, MONTH_NAMES, clean, read_bool, word_key
 
@@ -104,6 +105,7 @@ def asks_year(unit: str | None) -> bool:
     return clean(unit).lower() in YEAR_UNITS
 
 
+@lru_cache(maxsize=256)  # a page is masked once for all the facts checked on it
 def mask_labels(text: str, years: bool = True) -> str:
     """text with the digits of its label numbers (and of its years, unless years=False) made spaces:
     same length, so a span of text is the same span of the mask."""
@@ -118,6 +120,7 @@ def mask_labels(text: str, years: bool = True) -> str:
     return "".join(chars)
 
 
+@lru_cache(maxsize=1024)
 def mask_page_number(text: str) -> str:
     """A page's text with its printed page number (a lone number of 1-3 digits on its first or last
     line, "- 12 -" or "Page 12") made spaces."""

@@ -89,6 +89,17 @@ def label_of(line: str) -> str:
     return line[:end].strip(" |:")
 
 
+def is_row(line: str) -> bool:
+    """A statement row: a label, then only amount cells ($, %, dashes, cell bars between them)."""
+    label = label_of(line)
+    rest = line[line.find(label) + len(label) :] if label else line
+    return (
+        bool(re.search(r"[A-Za-z\u4e00-\u9fff]", label))
+        and bool(CELL.search(rest))
+        and not re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", CELL.sub(" ", rest))
+    )
+
+
 def label_check(line: str, field_words: str, description: str = "") -> str:
     """'' when the row's label may be the field; else why it is another row. `field_words`: the field's
     name; `description`: its description, whose words may excuse a label's but never require one."""

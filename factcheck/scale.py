@@ -11,6 +11,7 @@ it on the fact with where it was read, and checks the reader's own unit against 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from factcheck.printed_values import PER_TEN, Printed, numbers
@@ -24,6 +25,16 @@ ZH_STATEMENT = re.compile(
     r"(?:单位|金额单位|币种单位)\s*[:：]?\s*(?:人民币|美元|港币|港元)?\s*(元|千元|万元|百万元|亿元)"
     r"|[（(]\s*(?:单位\s*[:：]\s*)?(?:人民币)?\s*(千元|万元|百万元|亿元)\s*[)）]"
 )
+# A statement for the tables of a whole section or document, in a sentence: "Unless otherwise noted,
+# tabular dollars are presented in millions" (PepsiCo's MD&A and notes; their tables print no header).
+SECTION_STATEMENT = re.compile(
+    r"(?:unless\s+otherwise\s+(?:noted|stated|indicated)|tabular|all\s+(?:dollar\s+)?amounts)[^.]{0,60}?"
+    r"\b(?:dollars?|amounts)\s+(?:are\s+)?(?:presented\s+|shown\s+|stated\s+|expressed\s+)?in\s+"
+    r"(thousands|millions|billions)",
+    re.I,
+)
+# Pages back a section's statement is looked for (an MD&A runs ~30 pages).
+SECTION_REACH = 40
 EXCEPT_PER_SHARE = re.compile(r"except\s+(?:for\s+)?(?:[\w\s,]{0,40})?(?:per[- ]share|share)", re.I)
 # The nearest statement above the quote counts only within this many characters of page text (a 10-K
 # statement page is ~3,000 characters; a header two pages of text away belongs to another table).
@@ -38,6 +49,9 @@ class Scale:
     word: str  # as printed: "millions", "万元"
     source: str  # the printed words that state it
     except_per_share: bool = False
+    page: int | None = (
+        None  # the page it is printed on, when another than the value's (a section's statement)
+    )
 
 
 def stated_scale(text: str, at: int) -> Scale | None:
@@ -55,6 +69,24 @@ def stated_scale(text: str, at: int) -> Scale | None:
                 best = Scale(scale_factor(word), word, line[:160], bool(EXCEPT_PER_SHARE.search(m.group(0))))
                 best_end = end
     return best
+
+
+def section_scale(pages: Mapping[int, str], number: int) -> Scale | None:
+    """The nearest section statement ("tabular dollars are presented in millions") on this page or the
+    SECTION_REACH pages before it: the scale of the tables that print none of their own."""
+    for page in range(number, max(0, number - SECTION_REACH), -1):
+        text = pages.get(page) or ""
+        found = SECTION_STATEMENT.search(text)
+        if found:
+            words = " ".join(found.group().split())
+            return Scale(
+                scale_factor(found.group(1)),
+                found.group(1),
+                words[:160],
+                "except" in text[found.end() : found.end() + 40].lower(),
+                page,
+            )
+    return None
 
 
 def own_scale(value, unit: str | None) -> tuple[float, str]:
@@ -111,7 +143,7 @@ def read_fact_scale(
     stated, stated_word = own_scale(value, unit)
     own = fact.value * stated
     slack = (0.5 * 10.0 ** (-fact.decimals) if fact.significant >= 2 else 0.0) * stated
-    where = f"page {page}"
+    where = f"page {page_scale.page if page_scale and page_scale.page else page}"
     candidates: list[tuple[Printed, Scale | None]] = []
     for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", masked):
         got = numbers(m.group())

@@ -126,3 +126,22 @@ def test_the_fact_store_keeps_the_scale(tmp_path):
     again = store.get("P", "revenue", "net revenue")
     assert again is not None
     assert (again.scale, again.scale_source) == (1e6, fact.scale_source)
+
+
+def test_a_sections_statement_scales_its_tables_that_print_none():
+    # PepsiCo 2022: MD&A opens "Unless otherwise noted, tabular dollars are presented in millions";
+    # its table on page 40 prints no scale of its own
+    pages = {
+        32: "Our discussion and analysis ... Unless otherwise noted, tabular dollars are presented in millions,\n"
+        "except per share amounts.",
+        33: "Our Business",
+        40: "Consolidated Net Revenue and Operating Profit\n2022 2021 Change\nNet revenue $ 86,392 $ 79,474 9 %",
+    }
+    verdict = check_fact("86,392", None, "Net revenue $ 86,392 $ 79,474 9 %", 40, pages, amount=True)
+    assert (verdict.status, verdict.scale) == (VERIFIED, 1e6), verdict
+    assert verdict.scale_source.startswith("page 32:") and "tabular dollars" in verdict.scale_source
+    # a table header of another page ("(dollars in millions)" over Verizon's tables) is no section statement
+    pages[32] = "(dollars in millions)\nOperating revenues 133,613"
+    assert (
+        check_fact("86,392", None, "Net revenue $ 86,392 $ 79,474 9 %", 40, pages, amount=True).scale is None
+    )
