@@ -73,6 +73,10 @@ def test_a_quarter_belongs_to_the_first_fiscal_year_end_after_it(quarter, last_e
         ("FY2024 Q1 earnings", 2024, True, 0),
         ("fiscal 2024 second quarter results", 2024, True, 2),
         ("Fourth Quarter\nFiscal 2022 Results", 2022, True, 4),
+        ("Widgetco Reports Fourth-Quarter and Full-Year 2022 Results", 2022, False, 4),
+        ("Widgetco Reports 2022 Fourth-Quarter and Full-Year Results", 2022, False, 4),
+        ("Acme Announces Fiscal 2023 Fourth Quarter and Fiscal Full Year Financial Results", 2023, True, 4),
+        ("Widgetco Reports Full Year 2022 Financial Results", 2022, False, 0),
     ],
 )
 def test_quarter_labels_as_releases_print_them(text, year, fiscal, quarter):
@@ -275,3 +279,16 @@ def test_a_text_layer_of_noise_is_told_from_text():
     assert garbled(noise)
     assert not garbled("McDonald's Corporation today announced results for the fourth quarter. " * 5)
     assert not garbled("$ 1,234 (56) 7.8% — | |" * 3)  # too short to judge
+
+
+def test_a_release_whose_headline_and_lead_name_the_quarter_after_the_year():
+    text = (
+        "NEWS RELEASE\nWidgetco Reports 2022 Fourth-Quarter and Full-Year Results\nSANTA CLARA, Calif., Jan. 26, "
+        "2023 - Widgetco Corporation today reported fourth-quarter and full-year 2022 financial results."
+    )
+    found = read_us_filing(text)
+    assert (found["doctype"].value, found["year"].value, found["company"].value) == (
+        EARNINGS,
+        2022,
+        "Widgetco Corporation",
+    )
