@@ -141,6 +141,17 @@ def test_facts_on_ocr_pages_are_checked_against_what_ocr_read(built):
     assert check_fact("14.12", "%", "资本充足率 15.44% 14.12%", 2, pages).page == 1
 
 
+def test_a_scanned_pages_own_text_is_what_ocr_read_there(built):
+    """The fact check reads the page a quote is printed on, and its scale words, from each page's own text:
+    for a page without a text layer that is what OCR read, not pdfium's empty text layer."""
+    pages = IndexStore.open(built["index"]).page_texts("scan_zh")
+    assert re.search(r"资本充足率 15\.44% 14\.12%", pages.own[1])
+    assert "毕马威华振会计师事务所" in pages.own[2]
+    mixed = IndexStore.open(built["index"]).page_texts("mixed")
+    assert "资本充足率" in mixed.own[1]  # a text-layer page keeps pdfium's text
+    assert re.search(r"Total assets \$ ?1,234,567", mixed.own[3])
+
+
 def test_the_manifest_records_the_pages_read_by_ocr(built):
     manifest = json.loads((built["index"] / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["ocr"] == {"scan_zh": [1, 2], "mixed": [3]}
