@@ -28,6 +28,7 @@ from evaluate.runs.evaluation import (
     variant_name,
     variant_tags,
 )
+from evaluate.runs.job import RunJob
 from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
 from evaluate.runs.run_lock import run_folder_lock
 from evaluate.tracking.store_check import check_store
@@ -36,7 +37,7 @@ from programs.lm.preflight import check_isolation, preflight
 from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
-from programs.lm.stages import ANALYST_STAGES
+from programs.lm.stages import ANALYST_STAGES, PROGRAM_STAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -151,6 +152,7 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
             program_hash=compiled.program_hash(program),
             models=settings.models_under_test(),
             index=str(args.index),
+            endpoints={s: base for s, base in settings.own_endpoints().items() if s in PROGRAM_STAGES},
         )
         journal = open_run_folder(out_dir, same_run)
         asking = len(journal.answered(item.question_id for item in items)) < len(items)
@@ -164,37 +166,12 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    params = {"split": args.split, "seed": args.seed, "limit": args.limit or ""}
-    # paths are where things were, not settings: tags, so the compare page does not plot them
-    paths = {
-        "dataset": str(args.dataset),
-        "index": str(args.index),
-        "out": str(out_dir),
-        "program_file": args.program or "",
-    }
+    job = run_job(args, variant, out_dir, program_file, origin, dataset.skipped)
     if resumed := resumed_line(journal, items):
         print(resumed, file=sys.stderr)
     try:
         result = evaluate_program(
-            program,
-            items,
-            variant=variant,
-            settings=settings,
-            out_dir=out_dir,
-            concurrency=args.concurrency,
-            judge=judge,
-            params=params,
-            autolog=not args.no_autolog,
-            progress=not args.no_progress,
-            program_file=program_file,
-            tags={**variant_tags(args.program, origin), **paths},
-            pdf_lookup=getattr(store, "pdf_path", None),
-            ocr_lookup=getattr(store, "ocr_lines", None),
-            skipped=dataset.skipped,
-            part=args.split,
-            dataset_file=str(args.dataset),
-            budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
-            journal=journal,
+            program, items, job, settings=settings, judge=judge, journal=journal, store=store
         )
     except KeyboardInterrupt:  # the MLflow run is marked; the answers finished so far are on disk
         print(
@@ -220,6 +197,33 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
         )
         return int(Exit.FAILED)
     return 0
+
+
+def run_job(
+    args, variant: str, out_dir: Path, program_file: Path | None, origin: dict, skipped: dict
+) -> RunJob:
+    """The job `collate run` runs for these parsed arguments (the demo runs this command too)."""
+    # paths are where things were, not settings: tags, so the compare page does not plot them
+    paths = {
+        "dataset": str(args.dataset),
+        "index": str(args.index),
+        "out": str(out_dir),
+        "program_file": args.program or "",
+    }
+    return RunJob(
+        variant=variant,
+        out_dir=out_dir,
+        concurrency=args.concurrency,
+        part=args.split,
+        dataset_file=str(args.dataset),
+        program_file=program_file,
+        params={"split": args.split, "seed": args.seed, "limit": args.limit or ""},
+        tags={**variant_tags(args.program, origin), **paths},
+        skipped=dict(skipped),
+        autolog=not args.no_autolog,
+        progress=not args.no_progress,
+        budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
+    )
 
 
 def inputs_from_compile(args, origin: dict, program_file: Path | None) -> None:

@@ -28,6 +28,7 @@ from evaluate.matching.judge import AnswerJudge, JudgeCache
 from evaluate.matching.process import process_scores, records_to_facts
 from evaluate.matching.scoring import headline, score_items
 from evaluate.runs.answering import Answered, answer_all
+from evaluate.runs.job import RunJob
 from evaluate.runs.journal import AnswerJournal
 from evaluate.runs.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
 from programs import compiled
@@ -177,38 +178,23 @@ def verified_process(items: list[DatasetItem], answered) -> dict[str, float]:
 def evaluate_program(
     program,
     items: list[DatasetItem],
+    job: RunJob,
     *,
-    variant: str,
     settings: Settings,
-    out_dir: Path,
-    concurrency: int = 2,
     judge: AnswerJudge | None = None,
-    params: dict | None = None,
-    autolog: bool = True,
-    progress: bool = True,
-    program_file: Path | None = None,
-    tags: dict | None = None,
-    pdf_lookup=None,
-    ocr_lookup=None,
-    skipped: dict[str, str] | None = None,
-    part: str = "all",
-    dataset_file: str | None = None,
-    budget: Budget | None = None,
     journal: AnswerJournal | None = None,
+    store=None,
 ) -> RunResult:
-    """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
+    """Answer, score, write the run folder and log one MLflow run, as `job` says. LMs must already be
+    configured.
 
-    `skipped`: question_id -> why, of the dataset's questions the loader left out (counted in the summary);
-    `part`: which part of the dataset's split `items` are (all, train, dev, test), for the run's name
-    and tags; `dataset_file`: where they were read from (the run's dataset input names it);
-    `budget`: caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd):
-    once one is reached every request still to make is refused, so the questions it cuts fail with the
-    reason and everything answered before is kept (the judge's scoring calls are not capped).
     `journal`: OUT/answers.jsonl (evaluate.runs.resume): the questions it holds are not asked again, each new
-    answer is appended as it comes, and the scores, files and MLflow run cover both.
+    answer is appended as it comes, and the scores, files and MLflow run cover both. `store`: the index
+    read, whose pages the audit reports show (none: reports without pages).
     On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
     raised again for the command to say what was kept.
     """
+    out_dir, variant, budget, dataset_file = job.out_dir, job.variant, job.budget, job.dataset_file
     out_dir.mkdir(parents=True, exist_ok=True)
     items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
     all_params = {
@@ -216,11 +202,13 @@ def evaluate_program(
         "variant": variant,
         "questions": len(items),
         "dataset_hash": items_hash,
-        "question_concurrency": concurrency,
+        "question_concurrency": job.concurrency,
         "judge": settings.model_for("judge") if judge is not None else "",
-        **(params or {}),
+        **job.params,
     }
-    name, run_tags, questions = run_labels(variant, state_hash, items_hash, part, len(items), dataset_file)
+    name, run_tags, questions = run_labels(
+        variant, state_hash, items_hash, job.part, len(items), dataset_file
+    )
     with (
         tracking.start_run(
             name,
@@ -228,7 +216,7 @@ def evaluate_program(
             tags={
                 **run_tags,
                 "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
-                **(tags or {}),
+                **job.tags,
             },
             dataset=questions,
         ) as run,
@@ -237,10 +225,10 @@ def evaluate_program(
         resumed = journal.answered(item.question_id for item in items) if journal is not None else {}
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
-        with tracking.dspy_autolog(autolog):
+        with tracking.dspy_autolog(job.autolog):
             with enforced(budget) if budget is not None else contextlib.nullcontext():
                 answers = answer_all(
-                    program, [strip_gold(item) for item in items], concurrency, progress, journal
+                    program, [strip_gold(item) for item in items], job.concurrency, job.progress, journal
                 )
             answered = answers.answered
             predictions = [
@@ -269,8 +257,8 @@ def evaluate_program(
             **verified_process(items, answered),
             "errors": sum(a.error is not None for a in answered),
             "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
-            "skipped": len(skipped or {}),  # blank questions of the dataset, not run (evaluate.dataset)
-            "skipped_ids": list(skipped or {}),
+            "skipped": len(job.skipped),  # blank questions of the dataset, not run (evaluate.dataset)
+            "skipped_ids": list(job.skipped),
             "seconds": round(seconds, 2),
             "total_tokens": tokens,
             **totals(lm_stages),
@@ -285,15 +273,16 @@ def evaluate_program(
             "inputs": run_inputs(all_params, settings, dataset_file),  # nested: no metric of its own
         }
         paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
-        for report_path in write_reports(out_dir, answered, pdf_lookup, ocr_lookup):
+        pages = getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None)
+        for report_path in write_reports(out_dir, answered, *pages):
             run.log_artifact(report_path, artifact_path=f"audit/{report_path.parent.name}")
         run.log_metrics(flat_metrics(summary))
         run.log_table(table_rows(answered, scores))
         for path in paths.values():
             run.log_artifact(path)
-        if program_file is not None:
-            run.log_artifact(program_file)
-            sidecar = compiled.sidecar_path(program_file)
+        if job.program_file is not None:
+            run.log_artifact(job.program_file)
+            sidecar = compiled.sidecar_path(job.program_file)
             if sidecar.is_file():
                 run.log_artifact(sidecar)
         run.log_program(program)
