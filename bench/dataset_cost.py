@@ -62,8 +62,8 @@ def run_dataset(items, store, fuzzy: bool, seed: int, together: bool = False) ->
     from fakes.engine import brain_lm
     from programs.analyst import build_program
     from programs.batch import answer_batch
-    from programs.runtime.facts import FactStore
-    from programs.runtime.settings import Settings
+    from programs.facts.store import FactStore
+    from programs.lm.settings import Settings
 
     brain = Brain(reword_seed=seed)
     lm = brain_lm(brain)
@@ -96,7 +96,7 @@ def run_dataset(items, store, fuzzy: bool, seed: int, together: bool = False) ->
 
 def check_merges(merges: list[dict], corpus: Path) -> tuple[int, int, int]:
     """(right, wrong, unchecked): a merge is right when both descriptions name the same truth row."""
-    from programs.runtime.field_match import core
+    from programs.facts.field_match import core
 
     rows: dict[str, list[dict]] = {}
     for line in (corpus / "truth.jsonl").read_text(encoding="utf-8").splitlines():

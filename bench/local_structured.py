@@ -31,7 +31,7 @@ MODES = ("json_object", "off")  # json_object: llama-cpp-python's server spellin
 
 def ask_once(corpus: Path, index: Path, question_id: str, fact_store: Path) -> tuple[int, dict, float, dict]:
     from collate import ask
-    from programs.runtime.lm_progress import current_watch
+    from programs.lm.progress import current_watch
 
     out, err = io.StringIO(), io.StringIO()
     started = time.monotonic()

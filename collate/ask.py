@@ -29,15 +29,15 @@ from collate import estimate
 from collate.errors import Exit
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
 from collate.outputs import writable_file, writable_folder
+from evaluate.dataset import DatasetError, load_dataset, strip_gold
 from programs import compiled
-from programs.runtime.cost_report import cost_figures, cost_lines
-from programs.runtime.lm_progress import RunCounts, totals, trouble_line
-from programs.runtime.preflight import preflight
-from programs.runtime.run_folder import to_jsonable, write_run
-from programs.runtime.settings import NoLMConfigured, Settings, configure
-from programs.runtime.stages import ANALYST_STAGES
+from programs.lm.cost_report import cost_figures, cost_lines
+from programs.lm.preflight import check_isolation, preflight
+from programs.lm.progress import RunCounts, totals, trouble_line
+from programs.lm.settings import NoLMConfigured, Settings, configure
+from programs.lm.stages import ANALYST_STAGES
+from programs.run_folder import to_jsonable, write_run
 from programs.stages.cascade import cascade_line, cascade_summary
-from retrievers.dataset import DatasetError, load_dataset, strip_gold
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ def output(pred, usage: dict, cost: dict | None = None) -> dict:
             "citations": pred.citations,
             "missing": pred.missing,
             "usage": usage,
-            "cost": cost or {},  # tokens in/out and dollars per stage (programs/runtime/cost_report.py)
+            "cost": cost or {},  # tokens in/out and dollars per stage (programs/lm/cost_report.py)
             "error": getattr(pred, "error", None),  # why there is no answer; null when there is one
         }
     )
@@ -180,6 +180,17 @@ def write_report(path: str, question: str, pred, store) -> None:
     write_program_report(
         path, question, outputs, getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None)
     )
+
+
+def scoring_inputs(args, settings: Settings) -> dict:
+    """What `python -m evaluate.score RUN_DIR` needs to score this answer: the dataset and the one
+    question of it (none for a question of no dataset), and the models under test."""
+    return {
+        "dataset": str(Path(args.dataset).resolve()) if args.dataset else "",
+        "question_ids": [args.question_id] if args.question_id else [],
+        "lm": settings.lm,
+        "models_under_test": settings.models_under_test(),
+    }
 
 
 def read_question(args, require_lm: bool = True) -> tuple[str, list[str] | None, Settings]:
@@ -215,6 +226,8 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
     store = open_store(args.index)
     program = build(args, settings, store)
     configure(settings, program)
+    if not args.baseline:  # no isolation here: one line and exit 2, before the LM check's call
+        check_isolation(settings)
     preflight(settings, [None] if args.baseline else list(ANALYST_STAGES))  # a dead LM: one line, exit 2
     return question, doc_ids, settings, program, store
 
@@ -267,6 +280,7 @@ def main(argv=None) -> int:
                     "lm_stages": lm_stages,
                     "cost": cost,
                     "settings": settings.as_params(),
+                    "inputs": scoring_inputs(args, settings),
                 },
             )
         except OSError as e:  # the answer is paid for: print it anyway, and say what was not written

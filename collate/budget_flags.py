@@ -1,7 +1,7 @@
 """--max-tokens and --max-usd, the budgets in tokens and dollars beside --max-calls, for run and compile.
 
 Checked before anything is spent (a cap of 0 or below is bad input, exit 2). What a cap does once
-reached is programs/runtime/spend.py's: no new request leaves, what was answered is kept.
+reached is programs/lm/spend.py's: no new request leaves, what was answered is kept.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ def add_budget_arguments(p: argparse.ArgumentParser, what: str) -> None:
         "--max-usd",
         type=float,
         help=f"cap on {what} LM dollars, priced per stage (COLLATE_PRICE_IN/_OUT or DSPy's price table); "
-        "calls of unknown price count 0 toward it, and the run says so (default: no cap)",
+        "a model of unknown price is refused at the start, naming the COLLATE_PRICE_IN/_OUT that price it "
+        "(default: no cap)",
     )
 
 

@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
         help="index on a Ray cluster (HOST:PORT, or auto for this machine's; default $COLLATE_RAY_ADDRESS or "
         "auto); the index and PDFs must be on storage every node can reach",
     )
+    p.add_argument(
+        "--keep-duplicates",
+        action="store_true",
+        help="index each of two byte-identical PDFs (default: the first catalog row only, the other named)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the per-document results as JSON")
     return p
@@ -112,17 +117,20 @@ def _main(argv: list[str] | None) -> int:
         from retrievers.catalog_draft.for_build import DraftProblem, build_note, draft_for_build
 
         try:
-            drafted, rows = draft_for_build(args.pdf_dir, args.index)
+            drafted, rows = draft_for_build(args.pdf_dir, args.index, args.keep_duplicates)
         except (DraftProblem, OSError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return Exit.BAD_INPUT
         print(build_note(args.pdf_dir, drafted, rows))
-        args.catalog, unsettled = str(drafted), sum(1 for r in rows if not r.settled)
+        args.catalog = str(drafted)
+        unsettled = sum(1 for r in rows if not r.settled and r.duplicate_of is None)
     try:
         catalog = Catalog.load(args.catalog)
     except CatalogError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return Exit.BAD_INPUT
+    if not args.keep_duplicates:
+        catalog = _indexed_once(catalog, Path(args.pdf_dir), Path(args.catalog).resolve().parent)
     from retrievers.building.ray import RayBuildError, require_ray, resolve_address
 
     ray_address = resolve_address(args.ray)
@@ -193,6 +201,27 @@ def _main(argv: list[str] | None) -> int:
                 f"be searched. Fix: {scanned_fix(r.ocr_engine)}"
             )
     return max(_exit_code(report, args.pdf_dir), Exit.FAILED if unsettled else 0)  # unsettled: not indexed
+
+
+def _indexed_once(catalog: Catalog, pdf_dir: Path, catalog_dir: Path) -> Catalog:
+    """The catalog without rows whose PDF is byte-identical to an earlier row's, each named: the same
+    filing indexed twice answers twice ("GLEN, GLEN", issue 33 item 5)."""
+    from retrievers.building.build import resolve_pdf
+    from retrievers.catalog_draft.duplicates import identical_files
+
+    files = {d.id: resolve_pdf(d, pdf_dir, catalog_dir) for d in catalog.documents()}
+    copies = identical_files(list(dict.fromkeys(files.values())))  # a path two rows name: once
+    if not copies:
+        return catalog
+    ids = {path: doc_id for doc_id, path in reversed(files.items())}  # a path's first row
+    dropped = {doc_id for doc_id, path in files.items() if path in copies or ids[path] != doc_id}
+    for doc_id in sorted(dropped):
+        kept = ids.get(copies.get(files[doc_id], files[doc_id]))
+        print(
+            f"IDENTICAL {doc_id}: its PDF {files[doc_id].name} is byte-identical to {kept}'s: indexed once, as "
+            f"{kept} (pass --keep-duplicates to index both)"
+        )
+    return Catalog([d for d in catalog.documents() if d.id not in dropped])
 
 
 def _exit_code(report: BuildReport, pdf_dir: str) -> int:

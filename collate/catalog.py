@@ -1,6 +1,6 @@
 """Draft a catalog from a folder of PDFs: id, symbol, year, doctype, language, company, by rules.
 
-    collate catalog --pdf-dir DIR --out catalog.jsonl [--force] [--no-lm] [--lm MODEL ...]
+    collate catalog --pdf-dir DIR --out catalog.jsonl [--force] [--no-lm] [--keep-duplicates] [--lm MODEL ...]
 
 Each file's first pages are read by rules (retrievers.catalog_draft.draft): the SEC cover (form, "for the
 fiscal year ended", registrant, trading symbol), an earnings release (exchange tag, period), an
@@ -8,8 +8,10 @@ A-share title (证券代码, 证券简称, 年度报告 / 半年度报告 / ESG 
 When an LM is configured (COLLATE_LM or --lm) it is asked only about the files the rules could not
 settle, and its answers are kept only where the text bears them out (programs.catalog_lm).
 The catalog loads with `python -m retrievers.build --catalog`; files still unsettled are listed in
-<out>.unsettled.txt with what is missing and the row to complete. Exit codes: 0 every file settled;
-1 some unsettled (listed); 2 bad input (no folder, no PDFs, --out exists without --force).
+<out>.unsettled.txt with what is missing and the row to complete. A file byte-identical to another
+(the same filing under two names) is kept once, named there with the file kept (--keep-duplicates
+keeps both). Exit codes: 0 every file settled or kept once; 1 some unsettled (listed); 2 bad input
+(no folder, no PDFs, --out exists without --force, --out not writable).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ import sys
 from pathlib import Path
 
 from collate.inputs import add_lm_arguments, lm_overrides, parse_cli
+from collate.outputs import writable_file
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.catalog_draft.draft import (
+    DraftWriteError,
     draft_catalog,
     pdf_files,
     summary,
@@ -28,6 +32,7 @@ from retrievers.catalog_draft.draft import (
     why_unsettled,
     write_draft,
 )
+from signatures.errors import BadInput
 
 EXIT_UNSETTLED, EXIT_BAD_INPUT = 1, 2
 
@@ -38,6 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="catalog to write (.jsonl)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--no-lm", action="store_true", help="rules only, even when an LM is configured")
+    p.add_argument(
+        "--keep-duplicates",
+        action="store_true",
+        help="keep a row for each of two byte-identical PDFs (default: the first by name, the other named)",
+    )
     add_lm_arguments(p)
     return p
 
@@ -51,14 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    rows = draft_catalog(pdf_dir)
-    if not args.no_lm and any(not r.settled and not r.problem for r in rows):
+    rows = draft_catalog(pdf_dir, keep_duplicates=args.keep_duplicates)
+    if not args.no_lm and any(r.missing() and not r.problem and r.duplicate_of is None for r in rows):
         try:
             _ask_lm(rows, args)
         except ValueError as exc:  # a COLLATE_* setting out of range: its message names the fix
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    listing = write_draft(rows, out)
+    try:
+        listing = write_draft(rows, out)
+    except DraftWriteError as exc:  # the disk filled or changed while the PDFs were read
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if any(r.settled for r in rows):
         try:
             Catalog.load(out)  # what python -m retrievers.build will do with it
@@ -66,12 +80,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: the drafted catalog does not load ({exc}); please report this", file=sys.stderr)
             return EXIT_BAD_INPUT
     print(f"{summary(rows)} -> {out}")
-    if listing:
-        for r in rows:
-            if not r.settled:
-                print(f"UNSETTLED {r.file.name}: {why_unsettled(r)}")
+    unsettled = [r for r in rows if not r.settled and r.duplicate_of is None]
+    for r in rows:
+        if r.duplicate_of is not None:
+            print(f"IDENTICAL {r.file.name}: {why_unsettled(r)}")
+    for r in unsettled:
+        print(f"UNSETTLED {r.file.name}: {why_unsettled(r)}")
+    if unsettled:
         print(f"the rows to complete are in {listing}: fill in the ? fields and add them to {out.name}")
-    return EXIT_UNSETTLED if listing else 0
+    return EXIT_UNSETTLED if unsettled else 0
 
 
 def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
@@ -83,16 +100,22 @@ def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
         return (
             f"--out {out} must end in .jsonl (one row per line, the format python -m retrievers.build reads)"
         )
-    if out.exists() and not force:
+    if out.exists() and not force and not out.is_dir():
         return f"{out} exists: pass --force to overwrite it (and {unsettled_path(out).name}), or choose another --out"
+    try:  # checked before the PDFs are read, by making a file where the catalog will go
+        writable_file(out, "--out")
+        if unsettled_path(out).is_dir():
+            return f"--out {out}: {unsettled_path(out)} is a folder: move it, or choose another --out"
+    except BadInput as exc:
+        return str(exc)
     return None
 
 
 def _ask_lm(rows, args) -> None:
-    from programs.runtime.settings import Settings, configure
+    from programs.lm.settings import Settings, configure
 
     settings = Settings.from_env(lm_overrides(args), require_lm=False)
-    unsettled = sum(1 for r in rows if not r.settled and not r.problem)
+    unsettled = sum(1 for r in rows if r.missing() and not r.problem and r.duplicate_of is None)
     if not settings.lm:
         print(
             f"{unsettled} file(s) the rules could not settle: set COLLATE_LM (or --lm) to let an LM "

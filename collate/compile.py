@@ -12,15 +12,16 @@ from collate.compile_job import compile_job
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
-from evaluate.store_check import check_store
+from evaluate.dataset import DatasetError, load_dataset
+from evaluate.tracking.store_check import check_store
 from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
 from optimize.optimizers import OPTIMIZERS
-from programs.compiled import sidecar_path
-from programs.runtime.cost_report import cost_lines
-from programs.runtime.preflight import preflight
-from programs.runtime.settings import NoLMConfigured, Settings, configure
-from programs.runtime.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, load_dataset
+from programs.compiled import check_program_path, sidecar_path
+from programs.lm.cost_report import cost_lines
+from programs.lm.preflight import check_isolation, preflight
+from programs.lm.prices import check_usd_cap
+from programs.lm.settings import NoLMConfigured, Settings, configure
+from programs.lm.stages import ANALYST_STAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,6 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def preflight_all(settings: Settings, stage: str) -> None:
+    """The checks before a compile spends: the sandbox (the program stage runs generated code, so a
+    machine that refuses it would score every candidate 0), then the LM's 1-token call."""
+    if stage != "extractor":
+        check_isolation(settings)
+    preflight(settings, list(ANALYST_STAGES))
+
+
 def main(argv=None) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
@@ -90,9 +99,15 @@ def main(argv=None) -> int:
             )
         if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
             return estimate.for_compile(args)
+        check_program_path(
+            args.out
+        )  # DSPy saves a program's state only to a .json: said now, not after paying
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))
+        # a dollar cap it cannot price would cap nothing: refused now, before the optimization is paid for
+        spending: list[str | None] = ["extractor"] if args.stage == "extractor" else list(ANALYST_STAGES)
+        check_usd_cap(settings, spending + ([None] if args.optimizer == "gepa" else []), args.max_usd)
         items = load_dataset(args.dataset)
         store = open_store(args.index)
         program = analyst_without_fact_reuse(settings, store)
@@ -112,7 +127,7 @@ def main(argv=None) -> int:
             autolog=not args.no_autolog,
             sources={"dataset": args.dataset, "index": args.index},
             # a dead LM: one line and exit 2, after the budget check (a refused budget sends nothing)
-            lm_check=lambda: preflight(settings, list(ANALYST_STAGES)),
+            lm_check=lambda: preflight_all(settings, job.stage),
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)

@@ -37,10 +37,10 @@ from collate import run as evaluate_run
 from collate.errors import exit_process
 from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
-from evaluate.store_check import check_store
-from programs.runtime.preflight import LMUnavailable, preflight
-from programs.runtime.settings import NoLMConfigured, Settings
-from programs.runtime.stages import ANALYST_STAGES
+from evaluate.tracking.store_check import check_store
+from programs.lm.preflight import LMUnavailable, SandboxUnavailable, check_isolation, preflight
+from programs.lm.settings import NoLMConfigured, Settings
+from programs.lm.stages import ANALYST_STAGES
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -135,12 +135,13 @@ def main(argv=None) -> int:
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    try:  # a configured LM that cannot answer is said in a second, before a minute of preparing
+    try:  # generated code refused here, or a configured LM that cannot answer: said in a second, before a minute of preparing
+        check_isolation(Settings.from_env(lm_overrides(args), require_lm=False))
         settings = Settings.from_env(lm_overrides(args))
         preflight(settings, [*ANALYST_STAGES, "judge"])
     except NoLMConfigured:
         settings = None  # prepared anyway; how to set one is said after
-    except (LMUnavailable, ValueError) as e:
+    except (LMUnavailable, SandboxUnavailable, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     checked = settings is not None  # else the demo reader answers, and the run checks it

@@ -22,7 +22,7 @@ class Exit(IntEnum):
     OK = 0
     FAILED = 1  # the command ran, and some of its work failed (named on stderr)
     BAD_INPUT = 2  # bad arguments, files or settings: nothing was spent
-    LOCKED = 75  # EX_TEMPFAIL: another build holds the index; try later
+    LOCKED = 75  # EX_TEMPFAIL: another build holds the index, or another run the --out folder; try later
     INTERRUPTED = 130  # Ctrl-C: what was done is kept; the same command resumes
 
 

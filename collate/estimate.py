@@ -21,10 +21,10 @@ from pathlib import Path
 from collate.budget_flags import check_budget_arguments
 from collate.compile_job import compile_job
 from collate.inputs import BadInput, lm_overrides, open_store
+from evaluate.dataset import DatasetError, load_dataset, select, strip_gold
+from programs.lm.settings import Settings
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
-from programs.runtime.settings import Settings
-from retrievers.dataset import DatasetError, load_dataset, select, strip_gold
 
 HELP = (
     "print the documents in scope, LM calls and tokens per stage and dollars, then exit: "
@@ -90,7 +90,7 @@ def quote_ask(args, read_question, build, counter: TokenCounter | None = None) -
 
 def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter | None = None) -> Quote:
     """`collate run --estimate`: the dataset's selected questions, answered as one run."""
-    from evaluate.evaluation import FLAT_VARIANTS, build_variant
+    from evaluate.runs.evaluation import FLAT_VARIANTS, build_variant
     from programs import compiled
     from programs.quote.questions import quote_questions
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -13,8 +14,11 @@ from collate.budget_flags import add_budget_arguments, check_budget_arguments
 from collate.errors import Exit, exit_process, run_main
 from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
-from evaluate import store_log, tracking
-from evaluate.evaluation import (
+from evaluate import tracking
+from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
+from evaluate.matching.scoring import unanswered_warnings
+from evaluate.runs import store_log
+from evaluate.runs.evaluation import (
     FLAT_VARIANTS,
     all_failed,
     build_variant,
@@ -29,16 +33,16 @@ from evaluate.evaluation import (
     variant_name,
     variant_tags,
 )
-from evaluate.resume import interrupted_line, open_run_folder, resumed_line, run_settings
-from evaluate.scoring import unanswered_warnings
-from evaluate.store_check import check_store
-from evaluate.store_record import StoreRecord
+from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
+from evaluate.runs.run_lock import run_folder_lock
+from evaluate.runs.store_record import StoreRecord
+from evaluate.tracking.store_check import check_store
 from programs import compiled
-from programs.runtime.preflight import preflight
-from programs.runtime.settings import NoLMConfigured, Settings, configure
-from programs.runtime.spend import Budget
-from programs.runtime.stages import ANALYST_STAGES
-from retrievers.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
+from programs.lm.preflight import check_isolation, preflight
+from programs.lm.prices import check_usd_cap
+from programs.lm.settings import NoLMConfigured, Settings, configure
+from programs.lm.spend import Budget
+from programs.lm.stages import ANALYST_STAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,6 +121,11 @@ def entry() -> NoReturn:
 
 
 def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
+    with contextlib.ExitStack() as held:  # the run folder's lock, once known, until the run has ended
+        return _run(argv, lm_checked, resume, held)
+
+
+def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack) -> int:
     args = parse_cli(build_parser(), argv)
     if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
         return args
@@ -132,8 +141,13 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
             raise BadInput(f"--concurrency must be at least 1 (got {args.concurrency})")
         check_budget_arguments(args)
         writable_folder(out_dir, "--out")  # before any LM call: answers must have somewhere to go
+        held.enter_context(run_folder_lock(out_dir))  # one writer per folder: a second run exits 75 now
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env({**lm_overrides(args), "lm_judge": args.judge})
+        # a dollar cap it cannot price would cap nothing: refused now, naming the price settings
+        check_usd_cap(
+            settings, [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES), args.max_usd
+        )
         if (
             not settings.fact_store
         ):  # a run keeps its own facts (never scored on another run's), logged with it
@@ -164,6 +178,8 @@ def _main(argv, lm_checked: bool, resume: str | None = None) -> int:
                 f"--log-only: {missing} of {len(items)} questions are not answered in {out_dir}: run the "
                 "command without --log-only to ask them"
             )
+        if asking and args.program not in FLAT_VARIANTS:  # code would be refused: exit 2 before spending
+            check_isolation(settings)
         if (
             not lm_checked and not args.log_only
         ):  # a dead LM is one line and exit 2, not a run of failed questions

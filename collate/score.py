@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 
 from collate.inputs import parse_cli
-from evaluate.judge import AnswerJudge, JudgeCache
-from evaluate.run_reading import SavedRun, load_records, read_run
-from evaluate.score_report import text_report
-from evaluate.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
-from programs.runtime.settings import SELF_JUDGE, NoLMConfigured, Settings
-from retrievers.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
+from evaluate.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
+from evaluate.matching.judge import AnswerJudge, JudgeCache
+from evaluate.matching.score_report import text_report
+from evaluate.matching.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
+from evaluate.runs.run_reading import SavedRun, load_records, read_run
+from programs.lm.settings import SELF_JUDGE, NoLMConfigured, Settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,9 +76,11 @@ def _questions(args, saved: SavedRun) -> tuple[list, list[str], dict[str, str]]:
     inputs = saved.inputs
     dataset = args.dataset or inputs.get("dataset")
     if not dataset:
+        if args.predictions:
+            raise InputError("--predictions needs --dataset DS: the questions to score the answers against")
         raise InputError(
-            f"{saved.source.parent / 'summary.json'} names no dataset (a run from before it did, or answers "
-            "without a run): pass --dataset DS"
+            f"{saved.source} names no dataset (a run folder written before runs recorded theirs in "
+            "summary.json): pass --dataset DS"
         )
     part = args.split or inputs.get("split") or "all"
     seed = args.seed if args.seed is not None else int(inputs.get("seed") or 0)
@@ -86,6 +88,9 @@ def _questions(args, saved: SavedRun) -> tuple[list, list[str], dict[str, str]]:
     limit = args.limit if args.limit is not None else (inputs.get("limit") if own_choice else None)
     loaded = load_dataset(dataset)
     items = select(loaded, part, seed, limit)
+    asked = set(inputs.get("question_ids") or [])  # collate ask: the one question it answered
+    if asked and own_choice and args.limit is None:
+        items = [item for item in items if item.question_id in asked]
     notes = [
         f"questions: {len(items)} of {dataset} (split {part}, seed {seed}{f', first {limit}' if limit else ''})"
     ]

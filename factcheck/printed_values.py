@@ -10,7 +10,7 @@ printed rounded (1.2亿 for 123,456,789元) matches within half of its own last 
 Its words (not disclosed, yes/no, month names, folding) are the shared vocabulary's
 (signatures/vocabulary.py), so the fact check, the normalizer and the scorer read "未提及" alike.
 It only has to answer "is this value in this text", so it ignores the units and kinds that the
-normalizer (programs/runtime/units.py) and the scorer (evaluate/quantities.py) need.
+normalizer (programs/stages/units.py) and the scorer (evaluate/matching/quantities.py) need.
 """
 
 from __future__ import annotations

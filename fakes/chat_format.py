@@ -147,7 +147,7 @@ def kind_of_prompt(parsed: ParsedPrompt) -> str:
     return "+".join(outs) or "unknown"
 
 
-PREFLIGHT = "collate preflight"  # programs.runtime.preflight.PROMPT starts so: the command's check, no stage
+PREFLIGHT = "collate preflight"  # programs.lm.preflight.PROMPT starts so: the command's check, no stage
 
 
 def call_kind(messages: list[dict]) -> str:

@@ -1,6 +1,6 @@
 """What an optimizer had found when the request budget stopped it, so a capped compile still saves a result.
 
-A refused request unwinds the optimizer (programs/runtime/spend.py), and its own "best program" lives in local
+A refused request unwinds the optimizer (programs/lm/spend.py), and its own "best program" lives in local
 variables that are gone with it. So while the optimizer runs, `BestSoFar.watch()` records every
 candidate scoring that COMPLETED: a `dspy.Evaluate` call (MIPROv2's trials, GEPA's validation) or a
 SIMBA candidate scored on a mini-batch. An interrupted scoring never completes, so a refused request

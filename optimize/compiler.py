@@ -27,7 +27,8 @@ from pathlib import Path
 import dspy
 
 from evaluate import tracking
-from evaluate.known_cost import known_cost
+from evaluate.dataset import DatasetItem, dataset_hash, split
+from evaluate.tracking.known_cost import known_cost
 from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.call_estimate import estimate
@@ -42,12 +43,11 @@ from optimize.objective import (
 from optimize.optimizers import OptimizerOptions, get_spec, logged_arguments, make_optimizer
 from optimize.program_diff import state_of
 from programs import compiled
+from programs.lm.cost_report import cost_figures
+from programs.lm.progress import RunCounts, stage_metrics, totals
+from programs.lm.settings import Settings
+from programs.lm.spend import Budget, BudgetExhausted, enforced
 from programs.protocols import DocumentStore
-from programs.runtime.cost_report import cost_figures
-from programs.runtime.lm_progress import RunCounts, stage_metrics, totals
-from programs.runtime.settings import Settings
-from programs.runtime.spend import Budget, BudgetExhausted, enforced
-from retrievers.dataset import DatasetItem, dataset_hash, split
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -139,6 +139,7 @@ def run_compile(
     sidecar (so `evaluate.run --program out` alone finds them) and tagged on the run.
     Raises BadInput before any LM call when --max-calls cannot buy one scored candidate (unless job.force).
     """
+    compiled.check_program_path(out)  # a path DSPy cannot save to would lose the whole paid optimization
     student = ExtractorStage(program.extractor) if job.stage == "extractor" else program
     trainset, valset, metric = training_sets(items, job)
     if not trainset:

@@ -14,9 +14,11 @@ from typing import Any
 
 import dspy
 
-from evaluate.cells import DATE_VALUE  # one notion of "a date value" for typing specs and scoring cells
-from evaluate.metrics import final_match, records_to_facts, score_question
-from retrievers.dataset import DatasetItem, GoldRow
+from evaluate.dataset import DatasetItem, GoldRow
+from evaluate.matching.cells import (
+    DATE_VALUE,  # one notion of "a date value" for typing specs and scoring cells
+)
+from evaluate.matching.metrics import final_match, records_to_facts, score_question
 from signatures.types import FieldSpec, FieldType, SubQuery, Unit
 
 

@@ -5,8 +5,8 @@ budget, SIMBA a batch no larger than the trainset), in their compile signature (
 GEPA take a valset) and in what they spend before their first scored candidate (`first_score`, which
 optimize.compile prices before spending anything). optimize/compiler.py builds the optimizer with
 `make_optimizer` (it keeps the object, to salvage the best candidate when a budget stops it) and runs it
-through the same `spec.run`, so there is one code path; `compile_with(name, ...)` is the one-call form of
-those two steps for scripts and tests. The constructor's arguments are data, logged as the compile's params.
+through the same `spec.run`, so there is one code path. The constructor's arguments are data, logged as
+the compile's params.
 Defaults are sized for small trainsets (tens of examples) on a real LM budget, not for benchmarks.
 """
 
@@ -33,7 +33,7 @@ class OptimizerOptions:
     num_threads: int = 4
     max_demos: int = 4  # bootstrapped demos per predictor
     max_labeled_demos: int = 4
-    reflection_lm: Any = None  # GEPA's proposer LM (a dspy.LM built by programs.runtime.settings)
+    reflection_lm: Any = None  # GEPA's proposer LM (a dspy.LM built by programs.lm.settings)
     max_metric_calls: int | None = None  # GEPA's own budget in metric calls; None = 2 full evals
     extra: dict = field(default_factory=dict)  # passed through to the optimizer's constructor
     compile_extra: dict = field(default_factory=dict)  # passed through to its compile (e.g. MIPRO num_trials)
@@ -225,21 +225,3 @@ def logged_arguments(name: str, options: OptimizerOptions, n_train: int) -> dict
         else getattr(value, "model", repr(value))
         for key, value in get_spec(name).arguments(options, n_train).items()
     }
-
-
-def compile_with(
-    name: str,
-    metric: Metric,
-    student: dspy.Module,
-    trainset: list[dspy.Example],
-    valset: list[dspy.Example] | None = None,
-    options: OptimizerOptions | None = None,
-) -> dspy.Module:
-    """Build the optimizer and run its compile with the arguments that optimizer takes."""
-    if not trainset:
-        raise ValueError("the trainset is empty: the dataset has no items for the train split")
-    options = options or OptimizerOptions()
-    spec = get_spec(name)
-    optimizer = make_optimizer(name, metric, options, len(trainset))
-    logger.info("compiling with %s on %d train / %d val examples", name, len(trainset), len(valset or []))
-    return spec.run(optimizer, student, trainset, valset, options)

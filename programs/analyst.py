@@ -12,13 +12,13 @@ import logging
 
 import dspy
 
+from programs.facts.field_match import FieldMatcher
+from programs.facts.store import FactStore
+from programs.lm.errors import lm_error_reason
+from programs.lm.settings import Settings
 from programs.protocols import DocumentStore
 from programs.result import ProgramResult
-from programs.runtime.facts import FactStore
-from programs.runtime.field_match import FieldMatcher
-from programs.runtime.lm_errors import lm_error_reason
-from programs.runtime.run_folder import build_run_log
-from programs.runtime.settings import Settings
+from programs.run_folder import build_run_log
 from programs.stages.answer import Answer, Answerer
 from programs.stages.code_writer import Analysis, CodeWriter, no_records
 from programs.stages.coverage import UNVERIFIED_COLUMN, Coverage, coverage_of, flag_records
@@ -91,21 +91,25 @@ class Analyst(dspy.Module):
         else:
             self.code_writer.sandboxes.discard()
             analysis = no_records()
-        answered = self.answerer(
-            question=question,
-            result=analysis.result,
-            records=records,
-            facts=extracted.facts,
-            failures=extracted.failures,
-            documents=planned.documents,
-        )
+        if analysis.refusal:  # nothing was computed: the question fails, and no answer call is paid
+            logger.error(analysis.refusal[:300])
+            answered = Answer(answer=f"No answer: {analysis.refusal}")
+        else:
+            answered = self.answerer(
+                question=question,
+                result=analysis.result,
+                records=records,
+                facts=extracted.facts,
+                failures=extracted.failures,
+                documents=planned.documents,
+            )
         covered = coverage_of(
             planned.documents, extracted.facts, extracted.failures, self.use_unverified, records=for_code
         )
         result = assemble(
             question, scope, planned, extracted, normalized, analysis, answered, records, covered
         )
-        result.error = unreadable(planned, extracted)
+        result.error = unreadable(planned, extracted) or (analysis.refusal[:500] or None)
         return result
 
     def scope(self, doc_ids: list[str] | None) -> list[str] | None:

@@ -438,7 +438,7 @@ def write_program_report(
     ocr_lookup: OcrLookup | None = None,
 ) -> Path:
     """The report of one answered question, from the program's outputs as plain data (the keys of
-    collate ask --json, or of evaluate.answering.Answered): answer, coverage_line, coverage, code,
+    collate ask --json, or of evaluate.runs.answering.Answered): answer, coverage_line, coverage, code,
     result, records, facts."""
     return render_report(
         path,

@@ -55,7 +55,7 @@ def answer_batch(
     """(question, document ids or None) pairs answered by an Analyst as one run.
 
     on_answered(index, result or exception, its LM usage) as each question is finished, on the thread
-    that finished it (a caller can keep each answer as it comes: evaluate.journal); on_document(done,
+    that finished it (a caller can keep each answer as it comes: evaluate.runs.journal); on_document(done,
     total, outcome) as each document's extraction is (the extractor's own progress hook)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1 (got {concurrency})")

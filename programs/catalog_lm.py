@@ -49,7 +49,7 @@ def fill_unsettled(rows: list[DraftRow], fallback: CatalogFallback | None = None
     fallback = fallback or CatalogFallback()
     settled = 0
     for row in rows:
-        if row.settled or row.problem or not row.text.strip():
+        if row.settled or row.problem or row.conflict or row.duplicate_of is not None or not row.text.strip():
             continue
         try:
             answer = fallback(row=row)

@@ -38,6 +38,24 @@ def sidecar_path(program_file: str | Path) -> Path:
     return path.with_name(path.stem + ".meta.json")
 
 
+def check_program_path(out: str | Path, flag: str = "--out") -> Path:
+    """Where a compiled program can be saved: a path ending in .json (DSPy writes a program's state only
+    as JSON there, or as a pickle this project never loads). Checked before a compile spends anything:
+    `--out c.txt` used to pay for the whole optimization, then fail to save it anywhere (issue 33)."""
+    out = Path(out)
+    if out.suffix != ".json":
+        raise BadInput(
+            f"{flag} {out}: a compiled program is saved as JSON; give a path ending in .json "
+            f"(e.g. {out.with_suffix('.json') if out.suffix else out.with_name(out.name + '.json')})"
+        )
+    if out.name.endswith(".meta.json"):
+        raise BadInput(
+            f"{flag} {out}: names ending in .meta.json are the compile's sidecars (compiled.meta.json beside "
+            "compiled.json); give another name"
+        )
+    return out
+
+
 def save(program: Program, out: str | Path, meta: dict) -> Path:
     """Write the program state to `out` and `meta` (stamped with the format version) beside it; the sidecar's path."""
     out = Path(out)

@@ -27,7 +27,7 @@ class ProgramResult(dspy.Prediction):
         facts: list[Fact] | None = None,
         plan: Plan | None = None,
         warnings: list[str] | None = None,
-        run_log: dict | None = None,  # MuDABench's run_log.json shape (programs.runtime.run_folder)
+        run_log: dict | None = None,  # MuDABench's run_log.json shape (programs.run_folder)
         trace: dict | None = None,  # stage name -> what went in and came out (the run folder's trace/)
         retrieved_chunks: list[str] | None = None,  # the flat-RAG baseline's passages, as the LM saw them
         coverage: dict | None = None,  # what the answer rests on (programs.stages.coverage.Coverage)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from programs.runtime.facts import Merge
+from programs.facts.store import Merge
 from programs.stages.cascade import cascade_part
 from programs.stages.extractor import Extraction
 from programs.stages.planner import Planned, fields_of

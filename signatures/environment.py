@@ -2,7 +2,7 @@
 defaults the project sets for the libraries it uses.
 
 It sits in the bottom layer because retrieval, stages and commands all need it and none may import a
-layer above. Settings of a run (COLLATE_LM, COLLATE_K, ... ) are read by programs/runtime/settings.py
+layer above. Settings of a run (COLLATE_LM, COLLATE_K, ... ) are read by programs/lm/settings.py
 from the mapping it is given; everything else goes through `read` here, so `VARIABLES` is the list of
 what the environment can change, and a word a variable does not take is refused with the fix, when the
 setting is used (never at import).

@@ -231,6 +231,9 @@ class Fact(BaseModel):
     # page_corrected, value_not_in_quote, quote_not_found, not_disclosed; "" = not checked.
     verdict: str = ""
     verdict_reason: str = ""
+    # The content it was read from: the document's content hash (Document.content_hash, "" when the catalog
+    # has none). A fact is reused only for the same content: a replaced, rebuilt filing is read again.
+    content_hash: str = ""
 
     @property
     def usable(self) -> bool:

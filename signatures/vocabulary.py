@@ -1,5 +1,5 @@
-"""The words both sides read the same way: the normalizer's rules (programs/runtime/units.py) and the scorer
-(evaluate/quantities.py, evaluate/cells.py).
+"""The words both sides read the same way: the normalizer's rules (programs/stages/units.py) and the scorer
+(evaluate/matching/quantities.py, evaluate/matching/cells.py).
 
 "Not disclosed", yes/no, list separators, folding, scale words and month names live here once, so a
 value the normalizer calls missing is not one the scorer calls an answer. Comparison rules (which

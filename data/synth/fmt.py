@@ -16,11 +16,6 @@ def accounting(value: float, decimals: int = 0) -> str:
     return f"({text})" if value < 0 else text
 
 
-def wan(value_yuan: float, decimals: int = 2) -> str:
-    """元 -> '323,900.63万元'."""
-    return f"{value_yuan / 1e4:,.{decimals}f}万元"
-
-
 def yi(value_yuan: float, decimals: int = 2) -> str:
     """元 -> '32.39亿元'."""
     return f"{value_yuan / 1e8:,.{decimals}f}亿元"

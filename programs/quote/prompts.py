@@ -1,7 +1,7 @@
 """The tokens of one call of each stage, from the prompt the program would send, rendered without sending it.
 
 Each stage's predictor (with its compiled demos, if any) is formatted by the adapter the run would use
-(ChatAdapter, or the JSON-schema adapter for local servers: programs.runtime.lm_endpoint) with inputs
+(ChatAdapter, or the JSON-schema adapter for local servers: programs.lm.endpoint) with inputs
 as close to the real ones as can be known before the plan: the question and the catalog lines the
 planner is shown, the document's own chunks from the index for the extractor, real document identities
 in the records. What only the plan can tell (how many fields, their wording) comes from the demo's

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 
 import dspy
 
+from programs.lm.endpoint import SchemaJSONAdapter, structured_mode
+from programs.lm.prices import price_for
 from programs.quote import sizes
 from programs.quote.prompts import StagePrompts, Tokens
 from programs.quote.quote import Quote, dollars
 from programs.quote.tokens import TokenCounter, default_counter
-from programs.runtime.lm_endpoint import SchemaJSONAdapter, structured_mode
-from programs.runtime.prices import price_for
 
 # Documents rendered per group of equally-read documents; the rest are priced at the group's mean
 # (a 5,000-filing catalog is quoted in seconds, not by loading every index).
@@ -34,7 +34,7 @@ NOT_COUNTED = (
 
 
 def quote_adapter(settings) -> dspy.Adapter:
-    """The adapter configure() would choose for these settings (programs.runtime.lm_endpoint)."""
+    """The adapter configure() would choose for these settings (programs.lm.endpoint)."""
     mode = structured_mode(settings)
     if mode in ("json_schema", "json_object"):
         return SchemaJSONAdapter(spelling=mode)

@@ -1,6 +1,6 @@
 """A quote: calls, tokens and dollars per stage, priced before anything is sent, and how it prints.
 
-Dollars come from programs.runtime.prices (COLLATE_PRICE_IN/_OUT, per stage, or DSPy's offline table);
+Dollars come from programs.lm.prices (COLLATE_PRICE_IN/_OUT, per stage, or DSPy's offline table);
 a stage whose model has no known price says "price unknown", never $0, and with no model set at all the
 quote still gives the tokens and says "price unknown (no model set)".
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from programs.runtime.prices import Price, price_for
+from programs.lm.prices import Price, price_for
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Quote:
 
     def priced(self, settings) -> Quote:
         """Attach each stage's price; an unknown one gets the reason, and a note names the fix once."""
-        from programs.runtime.stages import STAGES
+        from programs.lm.stages import STAGES
 
         missing: list[str] = []
         for name, stage in self.stages.items():

@@ -13,6 +13,7 @@ from programs.sandbox.core import (
     PreparedRun,
     SandboxResult,
     check_timeout,
+    isolation_refusal,
     prepare,
     run_code,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "PreparedRun",
     "SandboxResult",
     "check_timeout",
+    "isolation_refusal",
     "prepare",
     "run_code",
     "unisolated_runs",

@@ -122,6 +122,18 @@ class SandboxResult:
         return json.dumps(asdict(self), ensure_ascii=False)
 
 
+def isolation_refusal(limits: Limits | None = None) -> str | None:
+    """The error every run with these limits would return without running anything (no isolation on this
+    machine, and no COLLATE_SANDBOX=off), or None when code would run. Free to ask (bwrap is probed once
+    per process): commands ask it before their first LM call, so a machine without bubblewrap is one line
+    and exit 2, not a run that pays for every question and answers each with this refusal (issue 33)."""
+    limits = limits or Limits()
+    problem = isolation.bwrap_problem()
+    if problem is None or policy.allow_unisolated(limits.allow_unisolated):
+        return None
+    return policy.refusal(problem, isolation.missing_protection(use_bwrap=False))
+
+
 def _check_records(records) -> None:
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise TypeError(
@@ -266,6 +278,12 @@ class PreparedRun:
             daemon=True,
         )
         self._thread.start()
+
+    @property
+    def refused(self) -> SandboxResult | None:
+        """The refusal every run of this sandbox returns (no isolation here), known before any code is
+        written: a caller need not ask an LM for code that will never run."""
+        return self._refusal if self._refusal is not None and self._refusal.limit == "isolation" else None
 
     def _could_not_start(self, exc: OSError) -> SandboxResult:
         logger.warning("sandbox could not start: %s", exc)

@@ -19,7 +19,7 @@ import logging
 import threading
 from collections.abc import Mapping
 
-from programs.runtime.env_flags import env_flag
+from signatures.env_flags import env_flag
 
 logger = logging.getLogger(__name__)
 

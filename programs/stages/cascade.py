@@ -17,7 +17,7 @@ a repair that fails would be paid for on top of the escalation.
 What it saved: per asked document, what the cascade paid (cheap calls at the cheap price, strong calls at
 the strong price) and what strong-only would have paid (the document's cheap tokens at the strong price;
 an escalated document's strong calls, which strong-only makes too). The LMs' own prices are used
-(programs/runtime/prices.py via CountedLM.price); a price that is unknown makes the dollars unknown.
+(programs/lm/prices.py via CountedLM.price); a price that is unknown makes the dollars unknown.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
-from programs.runtime.lm_progress import LMWatch
+from programs.lm.progress import LMWatch
 from signatures.extractor import ExtractFacts
 from signatures.types import Document, Fact
 
@@ -70,7 +70,7 @@ class Escalation:
         """A strong predictor of its own, showing `predictor`'s instructions and demos."""
         if self.predictor.lm is None:
             raise RuntimeError(
-                "the cascade's strong extractor has no LM: call programs.runtime.settings.configure(settings, "
+                "the cascade's strong extractor has no LM: call programs.lm.settings.configure(settings, "
                 "program), which builds COLLATE_LM_EXTRACTOR_ESCALATE's, or Escalation.attach(lm)"
             )
         strong = dspy.Predict(predictor.signature)

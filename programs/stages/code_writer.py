@@ -40,6 +40,9 @@ class Analysis:
     result: str
     ok: bool
     attempts: list[dict] = field(default_factory=list)  # {code, ok, stdout, error, limit} per run
+    # The sandbox refused to run any code here (no isolation, no COLLATE_SANDBOX=off): the question has
+    # no computed result and fails with this reason; its answer is not asked for (issue 33).
+    refusal: str = ""
 
 
 class CodeWriter(dspy.Module):
@@ -69,6 +72,8 @@ class CodeWriter(dspy.Module):
         attempts: list[dict] = []
         sandbox = self.sandboxes.take(records)
         try:
+            if sandbox.refused is not None:  # no isolation here: no code is asked for that could never run
+                return refused(sandbox.refused)
             try:
                 reply = self.write_code(
                     question=question, columns=columns, sample_records=records[: self.sample_records]
@@ -80,8 +85,10 @@ class CodeWriter(dspy.Module):
                 outcome = self.execute(sandbox, code, records, attempts)
                 # a sandbox that refused to run any code (no isolation here) is not the code's fault:
                 # asking for a fix would spend LM calls on code that will never run
-                if outcome.ok or round_ == self.rounds or outcome.limit == "isolation":
+                if outcome.ok or round_ == self.rounds:
                     break
+                if outcome.limit == "isolation":  # refused only now (the fix round's sandbox): no answer
+                    return refused(outcome)
                 sandbox = self.sandboxes.start(records)
                 try:
                     reply = self.fix_code(
@@ -134,6 +141,13 @@ def problem_of(attempt: dict) -> str:
     if attempt.get("limit"):
         return f"the code hit the sandbox's {attempt['limit']} limit"
     return "the code failed without an error message"
+
+
+def refused(outcome) -> Analysis:
+    """The analysis of a question whose sandbox refuses every run: nothing was written or run."""
+    reason = f"the sandbox refused to run the analysis code: {problem(outcome)}"
+    attempt = {"code": "", "ok": False, "stdout": "", "error": outcome.error, "limit": outcome.limit}
+    return Analysis(code="", result=f"ERROR: {reason}", ok=False, attempts=[attempt], refusal=reason)
 
 
 def failed(attempts: list[dict], reason: str) -> Analysis:

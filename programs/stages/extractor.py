@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 
+from programs.facts.store import Merge, Reuse
+from programs.lm.errors import lm_error_reason
 from programs.protocols import DocumentStore
-from programs.runtime.facts import Merge, Reuse
-from programs.runtime.lm_errors import lm_error_reason
 from programs.stages.cascade import (
     CHECK,
     NOT_DISCLOSED,
@@ -191,7 +191,11 @@ class DocumentExtractor(dspy.Module):
     ) -> DocumentJob:
         doc = self.store.catalog.get(doc_id)
         fields = fields_of(subqueries)
-        known, merges = self.facts.lookup(doc_id, fields, reuse) if self.facts is not None else ({}, [])
+        # only facts read from the content the index holds now (a replaced, rebuilt filing is read again)
+        content = doc.content_hash or ""
+        known, merges = (
+            self.facts.lookup(doc_id, fields, reuse, content) if self.facts is not None else ({}, [])
+        )
         missing = [f for f in fields if f.name not in known]
         return DocumentJob(doc, subqueries, fields, known, missing, merges=merges, strong=strong)
 
@@ -392,6 +396,7 @@ class DocumentExtractor(dspy.Module):
                     prompt_version=version,
                     field_type=spec.type,
                     field_unit=spec.unit,
+                    content_hash=job.doc.content_hash or "",
                 )
             )
         return new

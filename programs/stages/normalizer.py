@@ -1,6 +1,6 @@
 """Normalizer: raw facts -> records of one typed schema per question.
 
-Deterministic rules (programs/runtime/units.py) first; the LM predictor only for what they cannot parse, in
+Deterministic rules (programs/stages/units.py) first; the LM predictor only for what they cannot parse, in
 batches. Every value is validated against a pydantic model built once per plan from its FieldSpecs;
 an invalid LM value is re-asked once, then set to null with a reason. Document identity (id, symbol,
 year, doctype) is attached by code.
@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import dspy
 from pydantic import StringConstraints, TypeAdapter, ValidationError, create_model
 
-from programs.runtime.units import parse_value
+from programs.stages.units import parse_value
 from signatures.normalizer import NormalizedValue, NormalizeRecords, RawValue
 from signatures.types import Document, Fact, FieldSpec
 

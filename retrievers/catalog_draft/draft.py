@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from retrievers.catalog_draft.duplicates import identical_files
 from retrievers.catalog_draft.finding import Finding
-from retrievers.catalog_draft.rules_en import read_us_filing, symbol_in_prose
+from retrievers.catalog_draft.rules_en import cover_contradicts_content, read_us_filing, symbol_in_prose
 from retrievers.catalog_draft.rules_zh import read_a_share
+from retrievers.catalog_draft.same_company import symbols_from_folder
 from retrievers.doc_ids import folder_name, id_problem
 from retrievers.documents.pdf import ParseError, is_han, parse_first_pages
 
@@ -34,6 +36,13 @@ FIRST_PAGES = 3
 # code only in 公司简介. Fields found there are marked for a check. pdfium's raw text costs ~3 ms a page
 # (all 3,482 dev pages, with the symbol search: 10.8 s).
 LATER_PAGES = 60
+# Read for the symbol alone when the 60 pages did not name it: Item 5 comes after Item 1A's risk
+# factors, which in a long 10-K run it to page 81 (AES 2015) or 86 (AES 2016).
+SYMBOL_PAGES = 150
+# Letters and digits among the visible characters of the first pages: 0.90-0.97 in 85 of the 86 real
+# filings (dev and financebench-more), 0.35 in the one whose font has no Unicode map (McDonald's Q4 2022
+# release).
+GARBLED_LETTERS = 0.5
 REQUIRED = ("symbol", "year", "doctype")
 # A text is Chinese when this share of its letters are Han characters: the synthetic A-share filings'
 # first pages measure 0.99-1.00, the synthetic 10-Ks and all 22 real dev filings 0.
@@ -49,6 +58,8 @@ class DraftRow:
     id: str
     found: dict[str, Finding] = field(default_factory=dict)
     problem: str = ""  # why the file could not be read, with the fix (a ParseError's text)
+    duplicate_of: DraftRow | None = None  # a byte-identical file drafted first: this one is left out
+    conflict: str = ""  # two readings of the file that disagree (its cover's and its content's), both named
     notes: list[str] = field(default_factory=list)  # e.g. what the LM answered that the text did not bear out
     text: str = ""
 
@@ -57,7 +68,7 @@ class DraftRow:
 
     @property
     def settled(self) -> bool:
-        return not self.problem and not self.missing()
+        return not self.problem and not self.missing() and self.duplicate_of is None and not self.conflict
 
     @property
     def confidence(self) -> str:
@@ -93,9 +104,17 @@ def pdf_files(pdf_dir: str | Path) -> list[Path]:
     return sorted(p for p in Path(pdf_dir).iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
 
 
-def draft_catalog(pdf_dir: str | Path) -> list[DraftRow]:
+def draft_catalog(pdf_dir: str | Path, keep_duplicates: bool = False) -> list[DraftRow]:
+    """One row per PDF; a file byte-identical to one before it (name order) is drafted but left out of
+    the catalog, named with the file kept, unless `keep_duplicates`."""
     files = pdf_files(pdf_dir)
-    return [draft_file(path, doc_id) for path, doc_id in zip(files, file_ids(files), strict=True)]
+    rows = [draft_file(path, doc_id) for path, doc_id in zip(files, file_ids(files), strict=True)]
+    symbols_from_folder(rows)
+    if not keep_duplicates:
+        by_file = {r.file: r for r in rows}
+        for copy, original in identical_files(files).items():
+            by_file[copy].duplicate_of = by_file[original]
+    return rows
 
 
 def file_ids(files: list[Path]) -> list[str]:
@@ -131,6 +150,10 @@ def draft_file(path: Path, doc_id: str) -> DraftRow:
             later.append(_later_text(path, FIRST_PAGES, LATER_PAGES))
         return later[0]
 
+    if garbled(row.text):  # a font with no Unicode map: the text layer is noise; the cover's image is not
+        row.text, row.problem = _ocr_cover(path)
+        if row.problem:
+            return row
     blank_cover = not row.text.strip()
     if blank_cover:  # an image cover (common on ESG reports): the title may be printed further on
         row.text = later_text()
@@ -139,16 +162,58 @@ def draft_file(path: Path, doc_id: str) -> DraftRow:
             return row
     language = "zh" if _han_share(row.text) >= HAN_SHARE else "en"
     row.found["language"] = Finding(language, "text:script", sure=True)
-    read = read_a_share if language == "zh" else read_us_filing
+
+    def read(text: str) -> dict[str, Finding]:
+        return read_a_share(text) if language == "zh" else read_us_filing(text, later_text)
+
     row.found.update(_later(read(row.text)) if blank_cover else read(row.text))
+    if language == "en" and not blank_cover and len(pages) > 1:
+        row.conflict = cover_contradicts_content(pages[0].text, "\n".join(p.text for p in pages[1:])) or ""
     if row.missing() and not blank_cover:
+        cover_named_form = "doctype" in row.found
         for name, found in _later(read(later_text())).items():
-            row.found.setdefault(name, found)
+            # a year read past the cover of a form the cover named would be the period of some other
+            # text (a 10-Q whose fiscal year end is nowhere printed stays without one: not guessed)
+            if name != "year" or not cover_named_form:
+                row.found.setdefault(name, found)
     if language == "en" and "symbol" not in row.found:
-        prose = symbol_in_prose(later_text())
+        # Item 5's "under the symbol": by page 35 in the dev filings, page 85 in AES's 10-K for 2016
+        prose = symbol_in_prose(later_text()) or symbol_in_prose(_later_text(path, LATER_PAGES, SYMBOL_PAGES))
         if prose:
             row.found["symbol"] = prose
     return row
+
+
+def garbled(text: str) -> bool:
+    """A text layer that is noise: control characters and symbols where words should be (a font embedded
+    without its Unicode map; McDonald's release for Q4 2022 reads '!"#$!%&'( )' *+,(-')."""
+    visible = [ch for ch in text if not ch.isspace()]
+    if len(visible) < 200:
+        return False
+    letters = sum(1 for ch in visible if ch.isalnum())
+    return letters / len(visible) < GARBLED_LETTERS
+
+
+def _ocr_cover(path: Path) -> tuple[str, str]:
+    """(the first page's text read by OCR, "") or ("", the problem with its fix)."""
+    from retrievers.documents.ocr import read_page
+
+    fix = "its text layer is unreadable (a font without a Unicode map). Fix: run OCR on it (ocrmypdf --force-ocr)"
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+        try:
+            page = pdf[0]
+            lines = read_page(page)
+            page.close()
+        finally:
+            pdf.close()
+    except ParseError as exc:  # the OCR engine is not installed or cannot load: its own fix
+        return "", f"{fix}, or {exc}"
+    except pdfium.PdfiumError as exc:
+        return "", f"{fix} ({exc})"
+    lines.sort(key=lambda line: (-round(line.top / 4), line.left))  # top to bottom, left to right
+    text = unicodedata.normalize("NFKC", "\n".join(line.text for line in lines))
+    return (text, "") if text.strip() else ("", fix)
 
 
 def _later(found: dict[str, Finding]) -> dict[str, Finding]:
@@ -190,18 +255,34 @@ def catalog_text(rows: list[DraftRow], catalog_dir: Path) -> str:
 
 def write_draft(rows: list[DraftRow], out: Path) -> Path | None:
     """Write the settled rows to `out` (JSONL) and the unsettled ones to `<out>.unsettled.txt`; a stale
-    list from an earlier draft is removed. Returns the list's path, None when every row settled."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    list from an earlier draft is removed. Returns the list's path, None when every row settled.
+    A write that fails (a read-only disk, a folder named like the file, a full disk) leaves no `.tmp`
+    behind and `out` as it was, and raises DraftWriteError naming the fix."""
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(catalog_text(rows, out.parent), encoding="utf-8")
-    tmp.replace(out)
     listing = unsettled_path(out)
     unsettled = [r for r in rows if not r.settled]
-    if not unsettled:
-        listing.unlink(missing_ok=True)
-        return None
-    listing.write_text(unsettled_report(unsettled, out), encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(catalog_text(rows, out.parent), encoding="utf-8")
+        tmp.replace(out)
+        if not unsettled:
+            listing.unlink(missing_ok=True)
+            return None
+        listing.write_text(unsettled_report(unsettled, out), encoding="utf-8")
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the folder itself cannot be written: no .tmp was made in it
+            pass
+        raise DraftWriteError(
+            f"cannot write the catalog {out} ({exc.strerror or exc}): give a file path in a folder you can "
+            "write to, on a disk with free space"
+        ) from exc
     return listing
+
+
+class DraftWriteError(Exception):
+    """The drafted catalog could not be written; the message names the fix."""
 
 
 def unsettled_report(rows: list[DraftRow], out: Path) -> str:
@@ -224,14 +305,25 @@ def unsettled_report(rows: list[DraftRow], out: Path) -> str:
 
 
 def why_unsettled(row: DraftRow) -> str:
-    return row.problem or f"no {', no '.join(row.missing())} found in its first pages"
+    if row.problem:
+        return row.problem
+    if row.conflict:
+        return f"{row.conflict}. Fix: read the file, and complete its row by hand"
+    if row.duplicate_of is not None:
+        return (
+            f"byte-identical to {row.duplicate_of.file.name} (id {row.duplicate_of.id}): kept once, as "
+            f"{row.duplicate_of.id}. Fix: none needed; to keep both, add its row (or draft with --keep-duplicates)"
+        )
+    return f"no {', no '.join(row.missing())} found in its first pages"
 
 
 def summary(rows: list[DraftRow]) -> str:
     settled = [r for r in rows if r.settled]
     counts = {c: sum(1 for r in settled if r.confidence == c) for c in CONFIDENCE}
+    copies = sum(1 for r in rows if r.duplicate_of is not None)
     return (
         f"{len(settled)} of {len(rows)} files settled (confidence: "
         + ", ".join(f"{n} {c}" for c, n in counts.items())
-        + f"); {len(rows) - len(settled)} unsettled"
+        + f"); {len(rows) - len(settled) - copies} unsettled"
+        + (f"; {copies} byte-identical to another file, kept once" if copies else "")
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from retrievers.catalog_draft.draft import (
     DraftRow,
+    DraftWriteError,
     draft_catalog,
     summary,
     unsettled_path,
@@ -26,11 +27,13 @@ class DraftProblem(Exception):
     """The build cannot draft a catalog; the message names the fix."""
 
 
-def draft_for_build(pdf_dir: str | Path, index_dir: str | Path) -> tuple[Path, list[DraftRow]]:
+def draft_for_build(
+    pdf_dir: str | Path, index_dir: str | Path, keep_duplicates: bool = False
+) -> tuple[Path, list[DraftRow]]:
     """Write the draft into the index folder; returns its path and the drafted rows."""
     out = Path(index_dir) / DRAFT_FILE
     stamp = out.with_name(out.name + ".sha256")
-    rows = draft_catalog(pdf_dir)
+    rows = draft_catalog(pdf_dir, keep_duplicates)
     if not rows:
         raise DraftProblem(
             f"no .pdf files in {pdf_dir}: give the folder holding the PDFs, or a catalog with --catalog"
@@ -40,8 +43,11 @@ def draft_for_build(pdf_dir: str | Path, index_dir: str | Path) -> tuple[Path, l
             f"{out} was edited since a build drafted it: pass it with --catalog {out} (PDFs added since "
             "then need rows of their own), or delete it to draft again"
         )
-    write_draft(rows, out)
-    stamp.write_text(_sha256(out) + "\n")
+    try:
+        write_draft(rows, out)
+        stamp.write_text(_sha256(out) + "\n")
+    except (DraftWriteError, OSError) as exc:
+        raise DraftProblem(str(exc)) from exc
     if not any(r.settled for r in rows):
         raise DraftProblem(
             f"none of the {len(rows)} PDFs in {pdf_dir} could be settled by rules: complete their rows in "
@@ -57,6 +63,8 @@ def build_note(pdf_dir: str | Path, out: Path, rows: list[DraftRow]) -> str:
     for r in rows:
         if r.problem:  # the file itself needs fixing; a fixed file is drafted by the next build
             lines.append(f"NOT INDEXED {r.file.name}: {r.problem}; then build again")
+        elif r.duplicate_of is not None:
+            lines.append(f"IDENTICAL {r.file.name}: {why_unsettled(r)}")
         elif not r.settled:
             lines.append(
                 f"NOT INDEXED {r.file.name}: {why_unsettled(r)}. Fix: complete its row in {unsettled_path(out)}, "

@@ -15,8 +15,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
+from datetime import date
 
 from retrievers.catalog_draft.finding import Finding, first
+from retrievers.catalog_draft.fiscal_year import (
+    DATE,
+    Dated,
+    fiscal_year_of_end,
+    last_year_end,
+    parse_date,
+    quarter_label,
+    year_end_after,
+)
 
 # Doctype names: MuDABench's for an annual report (catalog.ENGLISH_DOCTYPES, data.synth), FinanceBench's
 # for the forms MuDABench has none for.
@@ -45,21 +56,34 @@ _REPORT_KIND = [  # the cover's statutory heading, when the form line is missing
     (re.compile(r"QUARTERLY\s+REPORT\s+PURSUANT\s+TO\s+SECTION\s+13\s+OR\s+15\s*\(d\)", re.I), QUARTERLY),
     (re.compile(r"CURRENT\s+REPORT\s+Pursuant\s+to\s+Section\s+13\s+or\s+15\s*\(d\)", re.I), CURRENT),
 ]
+# What marks a press release as one, besides its issuer's exchange tag (McDonald's prints none): the
+# wire's or the exhibit's heading, or the lead's "today announced/reported results".
+_RELEASE_MARK = re.compile(
+    r"FOR\s+IMMEDIATE\s+RELEASE|NEWS\s+RELEASE|PRESS\s+RELEASE|^\s*Exhibit\s+99(?:\.\d+)?\b|/PRNewswire/|"
+    r"\((?:BUSINESS|GLOBE)\s*WIRE\)|\btoday\s+(?:announced|reported)\s+(?:its\s+)?(?:financial\s+)?results\b",
+    re.I | re.M,
+)
 _RELEASE = re.compile(
     r"\b(?:reports?|reported|announces?|announced|posts?|delivers?)\b[^.]{0,80}?"  # a headline may wrap
-    r"\b(?:quarter|full[- ]year|fiscal(?:\s+year)?\s+\d{4}|year[- ]end)\b[^.]{0,60}?\bresults\b",
+    r"\b(?:quarter|full[- ]year|fiscal(?:\s+year)?\s+\d{4}|year[- ]end|Q[1-4]|FY\s*'?\d{2,4})\b[^.]{0,60}?\bresults\b"
+    # the lead's own words: "today announced results for the fourth quarter and year ended ..."
+    r"|\b(?:announced|reported)\s+(?:its\s+)?(?:financial\s+)?results\s+for\s+(?:the\s+|its\s+)?"
+    r"(?:first|second|third|fourth|1st|2nd|3rd|4th|full|fiscal)\b",
     re.I,
 )
-_PERIOD_ENDED = {
-    ANNUAL: re.compile(rf"fiscal\s+year\s+ended\s*:?{_GAP}{_DATE}", re.I),
-    QUARTERLY: re.compile(rf"quarterly\s+period\s+ended\s*:?{_GAP}{_DATE}", re.I),
-    CURRENT: re.compile(
-        rf"Date\s+of\s+Report\s*\(\s*Date\s+of\s+earliest\s+event\s+reported\s*\)\s*:?{_GAP}{_DATE}", re.I
-    ),
-    EARNINGS: re.compile(
-        rf"\b(?:quarter|period|weeks|months|fiscal\s+year)\W{{0,3}}\s+ended\s+{_DATE}", re.I
-    ),
-}
+_FISCAL_YEAR_ENDED = re.compile(rf"fis\s?cal\s+year\s+ended\s*:?{_GAP}{DATE}", re.I)  # "Fis cal": PG&E 2015
+_QUARTER_ENDED = re.compile(rf"quarterly\s+period\s+ended\s*:?{_GAP}{DATE}", re.I)
+_REPORT_DATE = re.compile(
+    rf"Date\s+of\s+Report\s*(?:\(\s*Date\s+of\s+earliest\s+event\s+reported\s*\))?\s*:?{_GAP}{DATE}", re.I
+)
+# Salesforce's covers print the date above its label: "January 4, 2023\nDate of Report (date of ...)"
+_DATE_THEN_REPORT = re.compile(rf"{DATE}\s*\n\s*Date\s+of\s+Report", re.I)
+# A release states its period in its lead paragraph; past it come comparisons and outlooks.
+RELEASE_LEAD = 3000
+_RELEASE_PERIOD = re.compile(rf"\b(?:quarter|period|weeks|months)\W{{0,3}}\s+ended\s+{DATE}", re.I)
+_RELEASE_YEAR_ENDED = re.compile(
+    rf"\b(?:fiscal\s+year|full[- ]year|twelve\s+months|year)\W{{0,3}}\s+ended\s+{DATE}", re.I
+)
 _ANY_PERIOD_ENDED = re.compile(
     rf"\b(?:year|quarter|period|weeks|months)\W{{0,3}}\s+ended\s*:?\s+{_DATE}", re.I
 )
@@ -70,43 +94,59 @@ _NAMED_QUARTER = re.compile(
 )
 
 _TICKER = r"(?-i:[A-Z]{1,5}(?:[.-][A-Z]{1,2})?)"  # capitals even inside a case-blind pattern
+# A symbol set in small capitals comes out of the text layer in mixed case (Oracle's "OrCL"): capitals
+# at both ends, read in capitals.
+_SMALL_CAPS = r"(?-i:[A-Z][A-Za-z]{1,3}[A-Z])"
 _EXCHANGE = (
     r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE|Nasdaq|NASDAQ|Cboe|CBOE|Chicago\s+Stock\s+Exchange)\b"
 )
-_SYMBOL_BEFORE_EXCHANGE = re.compile(rf"(?<![\w$.%-])({_TICKER})\s+{_EXCHANGE}")
+_SYMBOL_BEFORE_EXCHANGE = re.compile(rf"(?<![\w$.%-])({_TICKER}|{_SMALL_CAPS})\s+{_EXCHANGE}")
 # The table as retrievers.documents.pdf renders a ruled one: "Trading Symbol(s) | Common Stock | ACME".
 _SYMBOL_CELL = re.compile(
     rf"Trading\s*Symbols?(?:\(s\))?\s*\|\s*([^|\n]*?)\s*\|\s*({_TICKER})\s*$", re.I | re.M
 )
 _SYMBOL_AFTER_COLON = re.compile(rf"Trading\s+symbols?\s*:\s*({_TICKER})\b", re.I)
-_TABLE_HEAD = re.compile(r"Trading\s*Symbol", re.I)
+# "Trading Symbol(s)", or its two words on two lines of a header laid out in columns (Apple's covers:
+# "Trading\nTitle of each class symbol(s) Name of ...", PG&E's 8-Ks: "Trading Name of each exchange\n
+# Title of each class Symbol(s) on which registered")
+_TABLE_HEAD = re.compile(r"Trading(?:\s*|[^\n]{0,60}\n[^\n]{0,60}?)Symbols?(?:\(s\))?", re.I)
 _TABLE_END = re.compile(r"Section\s+12\s*\(g\)|Indicate\s+by\s+check\s+mark", re.I)
 _COMMON = re.compile(r"common\s+(?:stock|shares)|ordinary\s+shares|American\s+Depositary|Class\s+A", re.I)
 _TAG = re.compile(
     rf"\((?:NYSE(?:\s+American|\s+MKT)?|NASDAQ|Nasdaq|NasdaqGS|NasdaqGM|Nasdaq\s*GS|AMEX)\s*:\s*({_TICKER})\s*[;,)]"
 )
+# The tag without its parentheses, as some wires print it: "... Corporation, NYSE: XYZ, today announced"
+_BARE_TAG = re.compile(rf"(?<![\w(])(?:NYSE|NASDAQ|Nasdaq)\s*:\s*({_TICKER})(?![\w-])")
 _PROSE_SYMBOL = re.compile(
     rf"(?:under\s+the\s+(?:ticker\s+|trading\s+)?symbols?|Stock\s+Trading\s+Symbol\s*[–—:-])\s*[“\"'‘]?({_TICKER})\b"
 )
+# Quoted, a symbol may come out of a small-caps font in mixed case: Oracle's "under the symbol “OrCL.”"
+_PROSE_SYMBOL_QUOTED = re.compile(
+    r"under\s+the\s+(?:ticker\s+|trading\s+)?symbols?\s*[“\"'‘]([A-Za-z]{1,5})[.,]?[”\"'’]"
+)
 _REGISTRANT = re.compile(r"\(\s*Exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _SEPARATOR = re.compile(r"_{3,}")  # a cover's rule drawn as underscores, on the registrant's line
+_ANNOUNCER = re.compile(
+    r"((?:[A-Z][\w.&'’-]*,?\s+|&\s+|and\s+|of\s+){0,5}[A-Z][\w.&'’-]*)\s+today\s+(?:announced|reported)\b"
+)
 _NAME_BEFORE_TAG = re.compile(r"((?:[A-Z][\w.&'’-]*,?\s+|&\s+|and\s+|of\s+)*[A-Z][\w.&'’-]*)\s*$")
 
 
-def read_us_filing(text: str) -> dict[str, Finding]:
-    """The identity fields the first pages state: doctype, year, symbol, company (each when found)."""
+def read_us_filing(text: str, later: Callable[[], str] | None = None) -> dict[str, Finding]:
+    """The identity fields the first pages state: doctype, year, symbol, company (each when found);
+    `later`, when given, reads the pages after them (a 10-Q may print its fiscal year end only there)."""
     text = unicodedata.normalize("NFKC", text)  # "Trading\xa0Symbol(s)" (Corning's covers) reads as words
     found: dict[str, Finding] = {}
     doctype = _doctype(text)
     if doctype:
         found["doctype"] = doctype
-    year = _year(text, str(doctype.value) if doctype else None)
+    year = _year(text, str(doctype.value) if doctype else None, later)
     if year:
         found["year"] = year
     symbol = first(_cover_symbol(text), _tag_symbol(text))
     if symbol:
         found["symbol"] = symbol
-    company = first(_registrant(text), _tagged_name(text))
+    company = first(_registrant(text), _tagged_name(text), _announcer(text))
     if company:
         found["company"] = company
     return found
@@ -115,10 +155,48 @@ def read_us_filing(text: str) -> dict[str, Finding]:
 def symbol_in_prose(text: str) -> Finding | None:
     """A ticker from a sentence such as 'our common stock is traded ... under the symbol "ADBE"' (Item 5 of
     a 10-K filed before covers carried a symbol table): the one near 'common stock', else the first."""
-    hits = list(_PROSE_SYMBOL.finditer(text))
+    hits = sorted(
+        [*_PROSE_SYMBOL.finditer(text), *_PROSE_SYMBOL_QUOTED.finditer(text)], key=lambda m: m.start()
+    )
     near_common = [m for m in hits if _COMMON.search(text[max(0, m.start() - 200) : m.start()])]
     best = (near_common or hits)[:1]
-    return Finding(best[0].group(1), "text:under-the-symbol", sure=False) if best else None
+    return Finding(best[0].group(1).upper(), "text:under-the-symbol", sure=False) if best else None
+
+
+def cover_contradicts_content(cover: str, content: str) -> str | None:
+    """Both readings, when an SEC cover names one company and the release behind it another's issuer tag
+    (an exhibit filed under the wrong cover): the cover's symbol and registrant printed nowhere in the
+    content, whose exchange tags name only other symbols. None when they agree or either says nothing."""
+    symbol = _cover_symbol(cover)
+    if symbol is None:
+        return None
+    tags = [m for pattern in (_TAG, _BARE_TAG) for m in pattern.finditer(content)]
+    others = sorted({m.group(1) for m in tags} - {symbol.value})
+    if not tags or len(others) < len({m.group(1) for m in tags}):
+        return None  # no tag, or one is the cover's own
+    if re.search(rf"(?<![\w-]){re.escape(str(symbol.value))}(?![\w-])", content):
+        return None
+    registrant = _registrant(cover)
+    if registrant and _squash(_core_name(str(registrant.value))) in _squash(content):
+        return None  # the cover's company is written in the content: a deal's release names the other party
+    named = _tagged_name(content)
+    cover_side = f"{registrant.value} ({symbol.value})" if registrant else str(symbol.value)
+    content_side = f"{named.value} ({', '.join(others)})" if named else ", ".join(others)
+    return (
+        f"its cover and its content disagree: the cover is {cover_side}'s, the content a text of "
+        f"{content_side} (an exhibit filed under another company's cover?)"
+    )
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.casefold())
+
+
+def _core_name(name: str) -> str:
+    """'Acme Widgets, Inc.' -> 'Acme Widgets': the words a text about the company writes."""
+    return re.sub(
+        r"(?i)[,\s]+(?:inc|incorporated|corp|corporation|co|company|ltd|plc|llc)\.?$", "", name.strip()
+    )
 
 
 def _doctype(text: str) -> Finding | None:
@@ -128,25 +206,79 @@ def _doctype(text: str) -> Finding | None:
     for pattern, doctype in _REPORT_KIND:
         if pattern.search(text):
             return Finding(doctype, "cover:report-heading", sure=True)
-    if _RELEASE.search(text[:3000]) and _TAG.search(text):
+    if _RELEASE.search(text[:RELEASE_LEAD]) and (
+        _TAG.search(text) or _BARE_TAG.search(text) or _RELEASE_MARK.search(text[:RELEASE_LEAD])
+    ):
         return Finding(EARNINGS, "release:results-headline", sure=True)
     return None
 
 
-def _year(text: str, doctype: str | None) -> Finding | None:
-    pattern = _PERIOD_ENDED.get(doctype or "")
-    if pattern:
-        match = pattern.search(text)
-        if match:
-            return Finding(
-                _date_year(match), f"{'release' if doctype == EARNINGS else 'cover'}:period-ended", True
-            )
+def _year(text: str, doctype: str | None, later: Callable[[], str] | None = None) -> Finding | None:
+    """The fiscal year (retrievers.catalog_draft.fiscal_year says how it is named); `later` gives the
+    pages after the first, read only when a quarter's fiscal year end is not on them."""
+    if doctype == ANNUAL:
+        end = _first_date(_FISCAL_YEAR_ENDED, text)
+        if end:
+            return Finding(fiscal_year_of_end(end.day), "cover:fiscal-year-ended", sure=True)
+    elif doctype == QUARTERLY:
+        quarter = _first_date(_QUARTER_ENDED, text)
+        if quarter:
+            return _quarter_year(text, quarter.day, later)
+    elif doctype == CURRENT:
+        reported = _first_date(_REPORT_DATE, text) or _first_date(_DATE_THEN_REPORT, text)
+        if reported:
+            return Finding(reported.day.year, "cover:date-of-report", sure=True)
+    elif doctype == EARNINGS:
+        return _release_year(text)
     match = _ANY_PERIOD_ENDED.search(text)
     if match:
         return Finding(_date_year(match), "text:period-ended", sure=False)
     match = _NAMED_QUARTER.search(text)
     if match:
         return Finding(int(next(g for g in match.groups() if g)), "text:named-period", sure=False)
+    return None
+
+
+def _first_date(pattern: re.Pattern, text: str) -> Dated | None:
+    for match in pattern.finditer(text):
+        day = parse_date(match)
+        if day:
+            return Dated(day, match.start())
+    return None
+
+
+def _quarter_year(text: str, quarter: date, later: Callable[[], str] | None) -> Finding | None:
+    """A 10-Q's fiscal year: the first fiscal year end after its quarter, where the filing prints its
+    last one; else its own label of the quarter; else none (the quarter's calendar year would be a guess)."""
+    for pages, sure in ((text, True), (later() if later else "", False)):
+        last = last_year_end(pages, quarter)
+        if last:
+            year = fiscal_year_of_end(year_end_after(quarter, last))
+            return Finding(year, "cover:quarter-ended+fiscal-year-end", sure)
+        label = quarter_label(pages)
+        if label and quarter.year <= label.year <= quarter.year + 1:
+            return Finding(label.year, "text:fiscal-quarter-label", sure=False)
+    return None
+
+
+def _release_year(text: str) -> Finding | None:
+    """An earnings release's fiscal year: the year-end date of a fourth-quarter or full-year release
+    (Ulta's "fifty-two-week period (“fiscal year”) ended January 28, 2023": 2023); else the label of the
+    quarter it reports ("second quarter fiscal 2024", "first-quarter 2023"); else the year of the fiscal
+    year end after its quarter, where it prints the last one."""
+    lead = text[:RELEASE_LEAD]
+    label = quarter_label(lead)
+    period = _first_date(_RELEASE_PERIOD, lead)
+    year_end = _first_date(_RELEASE_YEAR_ENDED, lead)
+    if year_end and (label is None or label.quarter in (0, 4)):
+        return Finding(fiscal_year_of_end(year_end.day), "release:fiscal-year-ended", sure=True)
+    if label and (period is None or period.day.year <= label.year <= period.day.year + 1):
+        return Finding(label.year, "release:quarter-label", sure=True)
+    if period:
+        last = last_year_end(text, period.day)
+        if last:
+            year = fiscal_year_of_end(year_end_after(period.day, last))
+            return Finding(year, "release:period-ended+fiscal-year-end", sure=True)
     return None
 
 
@@ -169,12 +301,12 @@ def _cover_symbol(text: str) -> Finding | None:
             cells = [("", m.group(1)) for m in _SYMBOL_BEFORE_EXCHANGE.finditer(" ".join(rows))]
     common = [symbol for row, symbol in cells if _COMMON.search(row)]
     if common or cells:
-        return Finding((common or [s for _, s in cells])[0], "cover:trading-symbol", sure=True)
+        return Finding((common or [s for _, s in cells])[0].upper(), "cover:trading-symbol", sure=True)
     return None
 
 
 def _tag_symbol(text: str) -> Finding | None:
-    tag = _TAG.search(text)
+    tag = _TAG.search(text) or _BARE_TAG.search(text)
     return Finding(tag.group(1), "text:exchange-tag", sure=True) if tag else None
 
 
@@ -185,6 +317,12 @@ def _registrant(text: str) -> Finding | None:
     before = text[: label.start()].rstrip().splitlines()
     line = _SEPARATOR.sub("", before[-1]).strip() if before else ""
     return Finding(line, "cover:registrant", sure=True) if line else None
+
+
+def _announcer(text: str) -> Finding | None:
+    """'CHICAGO, IL - McDonald's Corporation today announced results' -> "McDonald's Corporation"."""
+    said = _ANNOUNCER.search(text[:RELEASE_LEAD])
+    return Finding(said.group(1), "release:announcer", sure=False) if said else None
 
 
 def _tagged_name(text: str) -> Finding | None:

@@ -30,7 +30,10 @@ from retrievers.documents.statements import (
 )
 
 # Bump when chunk output changes: the build cache then re-chunks and re-embeds every document.
-CHUNKER_VERSION = 7  # 6: heading paths (retrievers/headings.py); 7: label headers over rows of dates
+CHUNKER_VERSION = (
+    8  # 6: heading paths (retrievers/headings.py); 7: label headers over rows of dates; 8: whole
+)
+# numbers under 1,000 in table rows are amounts (statements.amount_line): units and columns head them, MiniLM reads them
 # Sizes in characters. MiniLM reads ~256 word pieces; a Chinese character is at least one piece, an
 # English word of ~5 letters about one: so ASCII characters count ASCII_WEIGHT of a character toward
 # TARGET_CHARS and an English chunk holds ~2x the characters of a Chinese one (~840, ~200 pieces).

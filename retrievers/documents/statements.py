@@ -61,6 +61,8 @@ _UNIT = re.compile(
 _YEAR = re.compile(r"^(fy)?(19|20)\d\d[,.年]?$", re.I)
 # 1,234 / 12.5 / (5,207) / (12) / 15% / $3: an amount; "(1)" is a footnote mark, not one
 _AMOUNT = re.compile(r"\d[\d,]*\.\d|\d,\d{3}|^\(\d[\d,.]*\d|%$|^\$\d")
+# a whole number as a table prints it: 758 / (12) / $ 19 / -4; what _AMOUNT leaves out are those under 1,000
+_WHOLE = re.compile(r"^[$€£¥]?\s*\(?[-−]?\d{1,3}\)?$")
 # a date a row states: 2022-06-15 / 2023/5/11 / 2022年6月15日 / 2022 年06 月15 日 / 6/15/2022 / June 15, 2022
 _DATE = re.compile(
     r"(19|20)\d\d\s*[-/.]\s*\d{1,2}\s*[-/.]\s*\d{1,2}(?!\d)"
@@ -92,13 +94,22 @@ def statement_title(line: str) -> bool:
 
 
 def amount_line(line: str) -> bool:
-    """A row that states amounts: a label or not, and at least one number like 1,234 / (5.6) / 12.3%."""
-    return sum(1 for t in line.split() if _AMOUNT.search(t)) >= 1
-
-
-def states_date(line: str) -> bool:
-    """A line that states a date: "A股 2023/5/11 2023/5/12", "June 15, 2022 July 1, 2022 $0.25"."""
-    return bool(_DATE.search(line))
+    """A row that states amounts: a label or not, and at least one number like 1,234 / (5.6) / 12.3%; or
+    whole numbers under a thousand where a row prints them: a cell of a ruled table ("Other revenue | 19")
+    or two or more closing a line ("Other revenue 19 50"). A year is no amount, nor "Note 3" or "Item 7".
+    Without the second kind, a filer reporting in millions had tables the embedder never read (synthetic
+    corpus: English recall@5 0.982 -> 0.993 over seeds 0-4, bench/README.md)."""
+    tokens = line.split()
+    if any(_AMOUNT.search(t) for t in tokens):
+        return True
+    if "|" in line and any(_WHOLE.match(c.strip()) and not is_year(c.strip()) for c in line.split("|")):
+        return True
+    closing = 0
+    for token in reversed(tokens):
+        if not _WHOLE.match(token) or is_year(token):
+            break
+        closing += 1
+    return 2 <= closing < len(tokens)
 
 
 def dated_row(line: str) -> bool:

@@ -218,7 +218,7 @@ def test_when_every_call_after_the_check_fails_the_question_fails_says_why_and_l
 
 def test_the_brain_gets_some_annual_report_questions_right(tiny, monkeypatch, capsys, tmp_path):
     """Not an oracle: it reads only prompts. Scored by the project's deterministic matcher."""
-    from evaluate.metrics import final_match
+    from evaluate.matching.metrics import final_match
 
     items = [i for i in dataset_items(tiny[0]) if i["metadata"][0]["doctype"] == "A股年报"][:6]
     assert len(items) >= 4

@@ -120,3 +120,76 @@ def test_build_without_catalog_drafts_one_says_where_and_indexes_the_settled(pdf
     assert draft.read_text(encoding="utf-8") == edited  # a person's edits are never overwritten
     assert build([*argv, "--catalog", str(draft)]) == 0
     assert Catalog.open(index).get("a1f3").symbol == "ACME"
+
+
+# ---- where the catalog goes (issue 33 item 10) ----------------------------------------------------------
+def _left_behind(folder) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if p.name.endswith(".tmp") or "probe" in p.name)
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_out_naming_a_folder_is_one_line_naming_the_fix_and_leaves_nothing(pdfs, tmp_path, capsys, force):
+    folder = tmp_path / "catalog.jsonl"
+    folder.mkdir()
+    assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(folder), *force]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder: give a file name in it" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert _left_behind(tmp_path) == [] and list(folder.iterdir()) == []
+
+
+def test_out_in_a_read_only_folder_is_one_line_naming_the_fix_and_leaves_nothing(pdfs, tmp_path, capsys):
+    from tests.conftest import mount_tmpfs
+
+    read_only = tmp_path / "ro"
+    unmount = mount_tmpfs(read_only, "ro,size=64k")
+    try:
+        assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(read_only / "c.jsonl")]) == 2
+        err = capsys.readouterr().err
+        assert "cannot write in" in err and "folder you can write to" in err and "Traceback" not in err
+        assert list(read_only.iterdir()) == []
+    finally:
+        unmount()
+
+
+def test_a_write_that_fails_at_the_end_leaves_no_tmp_and_names_the_fix(pdfs, tmp_path):
+    from retrievers.catalog_draft.draft import DraftWriteError, draft_catalog, write_draft
+
+    rows = draft_catalog(pdfs)
+    out = tmp_path / "out" / "catalog.jsonl"
+    out.mkdir(parents=True)  # made after the command's check: the replace at the end fails
+    with pytest.raises(DraftWriteError, match="give a file path in a folder you can write to"):
+        write_draft(rows, out)
+    assert _left_behind(tmp_path) == [] and out.is_dir()
+
+
+# ---- the same filing under two names (issue 33 item 5) --------------------------------------------------
+def test_identical_pdfs_are_drafted_once_and_the_copy_named(pdfs, tmp_path, capsys):
+    (pdfs / "zz-copy.pdf").write_bytes((pdfs / "a1f3.pdf").read_bytes())
+    out = tmp_path / "catalog.jsonl"
+    assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--no-lm"]) == 1  # review, empty
+    printed = capsys.readouterr().out
+    assert "IDENTICAL zz-copy.pdf: byte-identical to a1f3.pdf (id a1f3): kept once" in printed
+    assert "--keep-duplicates" in printed and "1 byte-identical to another file, kept once" in printed
+    assert sorted(d.id for d in Catalog.load(out).documents()) == ["9c0e", "a1f3"]
+    assert "zz-copy.pdf: byte-identical" in (tmp_path / "catalog.jsonl.unsettled.txt").read_text()
+
+    kept = ["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--no-lm", "--force", "--keep-duplicates"]
+    assert collate(kept) == 1
+    assert sorted(d.id for d in Catalog.load(out).documents()) == ["9c0e", "a1f3", "zz-copy"]
+
+
+def test_build_indexes_identical_pdfs_of_a_given_catalog_once_and_names_them(pdfs, tmp_path, capsys):
+    (pdfs / "copy.pdf").write_bytes((pdfs / "a1f3.pdf").read_bytes())
+    catalog = tmp_path / "catalog.jsonl"
+    rows = [
+        {"id": "GLEN_2022", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "a1f3.pdf"},
+        {"id": "GLEN_2022_copy", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "copy.pdf"},
+    ]
+    catalog.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    index = tmp_path / "index"
+    argv = ["--catalog", str(catalog), "--pdf-dir", str(pdfs), "--index", str(index), "--embedder", HASHING]
+    assert build([*argv, "--workers", "1", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "IDENTICAL GLEN_2022_copy: its PDF copy.pdf is byte-identical to GLEN_2022's" in printed
+    assert [d.id for d in Catalog.open(index).documents()] == ["GLEN_2022"]

@@ -12,12 +12,12 @@ from collate import compile as collate_compile
 from collate import estimate
 from collate import run as collate_run
 from evaluate import tracking
+from evaluate.dataset import load_dataset
 from programs.analyst import build_program
 from programs.batch import answer_batch
+from programs.lm.progress import RunCounts
+from programs.lm.settings import Settings, configure
 from programs.quote.tokens import CHARS_OVER_FOUR, default_counter
-from programs.runtime.lm_progress import RunCounts
-from programs.runtime.settings import Settings, configure
-from retrievers.dataset import load_dataset
 from retrievers.indexing.store import IndexStore
 from tests.e2e.test_cascade_e2e import PRICES as CASCADE_PRICES
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from retrievers.dataset import DatasetError, dataset_hash, load_dataset, split, strip_gold
+from evaluate.dataset import DatasetError, dataset_hash, load_dataset, split, strip_gold
 
 MUDABENCH = Path(__file__).resolve().parents[3] / "shared" / "mudabench"
 DOCTYPES = ["A股年报", "A股ESG报告", "US Stock Annual Report"]
@@ -59,7 +59,7 @@ def test_duplicate_ids_are_merged(tmp_path):
 
 
 def test_strip_gold_leaves_nothing_gold():
-    from retrievers.dataset import DatasetItem, GoldRow
+    from evaluate.dataset import DatasetItem, GoldRow
 
     item = DatasetItem(
         question_id="q",
@@ -191,7 +191,7 @@ def _with_blanks(tmp_path) -> Path:
 
 
 def test_a_blank_question_is_skipped_with_a_warning_naming_it(tmp_path, caplog):
-    with caplog.at_level("WARNING", logger="retrievers.dataset"):
+    with caplog.at_level("WARNING", logger="evaluate.dataset"):
         items = load_dataset(_with_blanks(tmp_path))
     assert [it.question_id for it in items] == ["q1"]  # the rest of the dataset still runs
     assert list(items.skipped) == ["q2", "q3"]

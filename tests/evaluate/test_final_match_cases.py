@@ -2,7 +2,7 @@
 
 import pytest
 
-from evaluate.final_match import final_match
+from evaluate.matching.final_match import final_match
 
 ZH_TOP3 = "针对中国A股市场，请你给出你知识库中2021年资本充足率最高的三家公司股票代码及其资本充足率"
 ZH_TOP3_GOLD = (

@@ -5,9 +5,9 @@ never trip the rule."""
 
 import pytest
 
-from evaluate.counts import find_counts
-from evaluate.final_match import final_match
-from evaluate.quantities import fold
+from evaluate.matching.counts import find_counts
+from evaluate.matching.final_match import final_match
+from evaluate.matching.quantities import fold
 
 AUDIT_Q = "针对中国A股市场，在你的ESG报告知识库中2021年审验客户数量最多的第三方审验机构及其审验的公司股票代码是什么？"
 AUDIT_GOLD = (

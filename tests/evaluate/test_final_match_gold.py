@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.counts import find_counts
-from evaluate.final_match import final_match, read_gold
-from evaluate.quantities import fold
-from evaluate.question_traits import read_question
+from evaluate.matching.counts import find_counts
+from evaluate.matching.final_match import final_match, read_gold
+from evaluate.matching.quantities import fold
+from evaluate.matching.question_traits import read_question
 
 MUDABENCH = Path(__file__).resolve().parents[3] / "shared" / "mudabench"
 FILES = ["simple.json", "complex.json"]

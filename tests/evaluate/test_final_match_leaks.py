@@ -4,7 +4,7 @@ Each is decided wrong by the matcher; the honest answers beside them keep their 
 
 import pytest
 
-from evaluate.final_match import final_match
+from evaluate.matching.final_match import final_match
 
 
 def verdict(question, gold, answer, symbols=()):

@@ -1,13 +1,14 @@
-"""OUT/answers.jsonl (evaluate.journal): each finished question on disk at once, read back by a rerun."""
+"""OUT/answers.jsonl (evaluate.runs.journal): each finished question on disk at once, read back by a rerun."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
 
-from evaluate.answering import Answered
-from evaluate.journal import AnswerJournal, read_answers
+from evaluate.runs.answering import Answered
+from evaluate.runs.journal import AnswerJournal, read_answers
 
 
 def _answer(qid: str, answer: str = "42", error: str | None = None) -> Answered:
@@ -84,3 +85,42 @@ def test_a_full_disk_is_one_warning_and_the_run_goes_on(tmp_path, caplog):
         journal.append(_answer("q1"))
         journal.append(_answer("q2"))
     assert caplog.text.count("cannot write") == 1 and "free space" in caplog.text
+
+
+def test_a_line_with_the_right_id_and_wrong_types_is_set_aside_and_its_question_asked_again(tmp_path, caplog):
+    """Issue 33: such a line crashed every rerun with a TypeError in run_outputs.py until edited by hand."""
+    path = tmp_path / "answers.jsonl"
+    good = json.dumps(dataclasses.asdict(_answer("q1")))
+    bad = [
+        {"question_id": "q2", "question": "?", "doc_ids": "d1", "answer": "1"},  # a string for a list
+        {"question_id": "q3", "question": "?", "doc_ids": [], "records": [1, 2]},  # records not objects
+        {"question_id": "q4", "question": "?", "doc_ids": [], "seconds": "fast"},
+        {"question_id": "q5", "question": "?", "doc_ids": [], "trace": {"extract": {"repair_calls": "x"}}},
+        {"question_id": "q6", "question": "?", "doc_ids": [], "facts": [{"doc_id": "d1"}]},  # no field
+        {"question_id": "q7", "question": 7, "doc_ids": []},
+    ]
+    lines = [good, *(json.dumps(b) for b in bad)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        journal = AnswerJournal.open(path)
+    assert set(journal.kept) == {"q1"} and journal.kept["q1"] == _answer("q1")
+    assert "line 2 is not an answer (doc_ids: Input should be a valid array)" in caplog.text
+    assert caplog.text.count("that question is asked again") == len(bad)
+    assert "answers.rejected.jsonl" in caplog.text
+    # set aside, not lost: the journal keeps the valid line, the rejected ones sit beside it, whole
+    assert path.read_text(encoding="utf-8").splitlines() == [good]
+    assert (tmp_path / "answers.rejected.jsonl").read_text(encoding="utf-8").splitlines() == lines[1:]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert set(AnswerJournal.open(path).kept) == {"q1"}
+    assert "not an answer" not in caplog.text  # said once, not on every rerun
+
+
+def test_a_journal_that_is_a_folder_is_one_clear_error(tmp_path):
+    import pytest
+
+    from evaluate.runs.journal import JournalUnusable
+
+    (tmp_path / "answers.jsonl").mkdir()
+    with pytest.raises(JournalUnusable, match="is not a file .a folder.*move it aside"):
+        AnswerJournal.open(tmp_path / "answers.jsonl")

@@ -5,7 +5,7 @@ import copy
 import dspy
 from dspy.utils.dummies import DummyLM
 
-from evaluate.judge import AnswerJudge, JudgeCache
+from evaluate.matching.judge import AnswerJudge, JudgeCache
 
 
 def _lm():

@@ -10,9 +10,10 @@ import pytest
 from dspy.utils.dummies import DummyLM
 from mlflow.tracking import MlflowClient
 
-from evaluate import evaluation, tracking
-from evaluate.judge import AnswerJudge, JudgeCache
-from programs.runtime.settings import Settings
+from evaluate import tracking
+from evaluate.matching.judge import AnswerJudge, JudgeCache
+from evaluate.runs import evaluation
+from programs.lm.settings import Settings
 
 US_Q = "Based on US stock market, Which three companies had the highest debt-to-assets ratios in {year}? Provide their stock symbols."
 
@@ -61,7 +62,7 @@ class _Fake(dspy.Module):
 
 
 def _items(tmp_path):
-    from retrievers.dataset import load_dataset
+    from evaluate.dataset import load_dataset
 
     path = tmp_path / "ds.json"
     path.write_text(json.dumps(_dataset(), ensure_ascii=False), encoding="utf-8")
@@ -115,7 +116,8 @@ def _evaluate(tmp_path, judge=None):
         settings=Settings(lm="fake/x", lm_judge="self" if judge is not None else None),
         out_dir=tmp_path / "run",
         judge=judge,
-        params={"dataset": str(path), "split": "all", "seed": 0, "limit": ""},
+        params={"split": "all", "seed": 0, "limit": ""},
+        dataset_file=str(path),
         autolog=False,
         progress=False,
     )

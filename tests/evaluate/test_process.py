@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.cells import compare_cell
-from evaluate.metrics import full_correct, process_scores, records_to_facts, score_question
-from retrievers.dataset import DatasetItem, GoldRow, load_dataset
+from evaluate.dataset import DatasetItem, GoldRow, load_dataset
+from evaluate.matching.cells import compare_cell
+from evaluate.matching.metrics import full_correct, process_scores, records_to_facts, score_question
 
 MUDABENCH = Path(__file__).resolve().parents[3] / "shared" / "mudabench"
 
@@ -173,7 +173,7 @@ def test_real_gold_against_itself_is_perfect_and_a_change_is_caught(name):
 
 
 def test_planner_field_names_align_to_gold_keys():
-    from evaluate.process import align_keys
+    from evaluate.matching.process import align_keys
 
     assert align_keys(["value_capital_adequacy_ratio_pct"], ["car"]) == {
         "value_capital_adequacy_ratio_pct": "car"

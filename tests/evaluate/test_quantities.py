@@ -2,8 +2,8 @@
 
 import pytest
 
-from evaluate.entities import enumerations, find_mentions, ordered_symbols
-from evaluate.quantities import find_dates, find_quantities, fold, parse_date_value
+from evaluate.matching.entities import enumerations, find_mentions, ordered_symbols
+from evaluate.matching.quantities import find_dates, find_quantities, fold, parse_date_value
 
 
 def only(text):

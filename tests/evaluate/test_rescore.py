@@ -12,9 +12,9 @@ import dspy
 import pytest
 
 import collate.score as score
-from evaluate import evaluation
-from programs.runtime.settings import Settings
-from retrievers.dataset import load_dataset, split
+from evaluate.dataset import load_dataset, split
+from evaluate.runs import evaluation
+from programs.lm.settings import Settings
 
 N = 10
 
@@ -76,7 +76,8 @@ def run(tmp_path):
         variant="scripted",
         settings=Settings(lm="fake/x"),
         out_dir=tmp_path / "run",
-        params={"dataset": str(path), "split": "all", "seed": 0, "limit": ""},
+        params={"split": "all", "seed": 0, "limit": ""},
+        dataset_file=str(path),  # as collate run passes it
         autolog=False,
         progress=False,
     )

@@ -1,4 +1,4 @@
-"""OUT/run.json (evaluate.resume): a rerun adds to a run folder only if it is the same run."""
+"""OUT/run.json (evaluate.runs.resume): a rerun adds to a run folder only if it is the same run."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from evaluate.answering import Answered
-from evaluate.journal import AnswerJournal
-from evaluate.resume import HEADER, interrupted_line, open_run_folder, resumed_line, run_settings
-from retrievers.dataset import DatasetItem
+from evaluate.dataset import DatasetItem
+from evaluate.runs.answering import Answered
+from evaluate.runs.journal import AnswerJournal
+from evaluate.runs.resume import HEADER, interrupted_line, open_run_folder, resumed_line, run_settings
 from signatures.errors import BadInput
 
 

@@ -179,7 +179,7 @@ def test_missing_dataset_exit_2(files, capsys, tmp_path):
 
 
 def test_judge_without_model_config_is_a_clear_error(files, capsys, monkeypatch):
-    from programs.runtime.settings import NoLMConfigured
+    from programs.lm.settings import NoLMConfigured
 
     def no_lm(model):
         raise NoLMConfigured()
@@ -198,7 +198,7 @@ def test_build_judge_lm_uses_settings_at_temperature_zero():
 
 
 def test_malformed_records_of_one_question_do_not_sink_the_run(files):
-    from retrievers.dataset import load_dataset
+    from evaluate.dataset import load_dataset
 
     items = load_dataset(files[0])
     predictions = [

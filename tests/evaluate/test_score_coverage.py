@@ -78,7 +78,7 @@ def test_an_empty_predictions_list_is_an_error_not_zero_over_zero(capsys, tmp_pa
 
 
 def test_the_api_refuses_repeats_and_nothing_too(tmp_path):
-    from retrievers.dataset import load_dataset
+    from evaluate.dataset import load_dataset
 
     path = tmp_path / "ds.json"
     path.write_text(json.dumps(_dataset(2), ensure_ascii=False), encoding="utf-8")

@@ -6,9 +6,9 @@ from collections import defaultdict
 
 import pytest
 
-from evaluate.final_match import final_match
-from evaluate.process import process_scores
-from retrievers.dataset import load_dataset, split, strip_gold
+from evaluate.dataset import load_dataset, split, strip_gold
+from evaluate.matching.final_match import final_match
+from evaluate.matching.process import process_scores
 
 
 @pytest.fixture(scope="module")

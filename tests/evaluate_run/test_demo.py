@@ -176,7 +176,7 @@ def test_stage_warnings_go_to_the_run_folder_counted_and_errors_still_show(tmp_p
                     logging.getLogger("programs.stages.normalizer").warning("value_%d set to null: x", i)
                 logging.getLogger("programs.stages.extractor").warning("d1: the reply left out a")
                 logging.getLogger("programs.analyst").error("planning failed: unreachable")
-                logging.getLogger("evaluate.scoring").warning("judge failed on q1")
+                logging.getLogger("evaluate.matching.scoring").warning("judge failed on q1")
         finally:
             logging.getLogger().removeHandler(handler)
     shown = stream.read_text(encoding="utf-8")

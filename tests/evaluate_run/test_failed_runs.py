@@ -75,7 +75,7 @@ def test_a_run_where_some_questions_failed_counts_them_failed_and_still_finishes
     small_corpus, tmp_path, monkeypatch, capsys
 ):
     # Every document of the second question fails to extract (its first is shared with no other question).
-    from retrievers.dataset import load_dataset
+    from evaluate.dataset import load_dataset
 
     items = load_dataset(small_corpus[0] / "dataset.json")
     first_docs = set(items[0].doc_ids)

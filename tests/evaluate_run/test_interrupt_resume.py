@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 from evaluate import tracking
+from evaluate.dataset import load_dataset
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, message_text
-from retrievers.dataset import load_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 5

@@ -11,14 +11,15 @@ import json
 from mlflow.tracking import MlflowClient
 
 from collate import run as evaluate_run
-from evaluate import evaluation, tracking
+from evaluate import tracking
+from evaluate.dataset import load_dataset
+from evaluate.runs import evaluation
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, Fault
 from programs.analyst import build_program
-from programs.runtime.lm_progress import current_watch
-from programs.runtime.settings import Settings, configure
-from retrievers.dataset import load_dataset
+from programs.lm.progress import current_watch
+from programs.lm.settings import Settings, configure
 from retrievers.indexing.store import IndexStore
 
 STAGE_KINDS = {"planner": "plan", "extractor": "extract", "coder": "write_code", "answer": "answer"}

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from collate import run as collate_run
-from retrievers.dataset import load_dataset
+from evaluate.dataset import load_dataset
 
 LIMIT = 3
 
@@ -128,3 +128,38 @@ def test_the_questions_a_budget_cut_are_asked_by_a_rerun_with_a_larger_cap(
     assert f"resuming: 0 of {LIMIT} questions already answered" in err and f"({LIMIT} that failed are" in err
     assert [row["question_id"] for row in _results(out)] == ids
     assert all(row["error"] is None for row in _results(out))
+
+
+def test_a_journal_line_of_the_right_id_and_wrong_types_is_set_aside_and_its_question_asked_again(
+    small_corpus, brain_server, tmp_path, capsys, caplog
+):
+    """Issue 33: such a line crashed every rerun (TypeError in run_outputs.py) until edited by hand."""
+    out = tmp_path / "run"
+    assert _run(small_corpus, out) == 0
+    journal = out / "answers.jsonl"
+    rows = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    broken = rows[1]["question_id"]
+    rows[1] |= {"doc_ids": 3, "records": "none", "missing": [5], "trace": {"extract": []}}
+    journal.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    brain_server.reset_counts()
+    capsys.readouterr()
+    assert _run(small_corpus, out) == 0
+    assert "line 2 is not an answer" in caplog.text and "answers.rejected.jsonl" in caplog.text
+    questions = [item.question for item in _questions(small_corpus)]
+    asked = _asked(brain_server, "plan", questions)
+    assert asked == [int(item.question_id == broken) for item in _questions(small_corpus)]
+    assert {r["question_id"] for r in _results(out)} == {
+        item.question_id for item in _questions(small_corpus)
+    }
+    assert json.loads((out / "answers.rejected.jsonl").read_text(encoding="utf-8"))["question_id"] == broken
+
+
+def test_an_answers_file_that_is_a_folder_is_one_line_and_exit_2(
+    small_corpus, brain_server, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    (out / "answers.jsonl").mkdir(parents=True)
+    assert _run(small_corpus, out) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "answers.jsonl is a folder" in err and "move it aside" in err
+    assert brain_server.calls == 0

@@ -133,7 +133,7 @@ def test_an_unknown_price_is_no_number_in_mlflow_and_the_run_says_why(small_corp
 
 
 def test_calls_from_the_cache_make_the_price_unknown_not_zero():
-    from evaluate.known_cost import known_cost
+    from evaluate.tracking.known_cost import known_cost
 
     stages = {
         "planner": {"calls": 4, "cache_hits": 4, "usd": 0.0},

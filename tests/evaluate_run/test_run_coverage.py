@@ -10,10 +10,11 @@ import dspy
 from mlflow.tracking import MlflowClient
 
 from collate import run as evaluate_run
-from evaluate import evaluation, tracking
-from evaluate.final_match import final_match
-from programs.runtime.settings import Settings
-from retrievers.dataset import load_dataset
+from evaluate import tracking
+from evaluate.dataset import load_dataset
+from evaluate.matching.final_match import final_match
+from evaluate.runs import evaluation
+from programs.lm.settings import Settings
 
 
 class _Scripted(dspy.Module):

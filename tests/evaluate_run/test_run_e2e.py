@@ -13,9 +13,10 @@ import dspy
 from mlflow.tracking import MlflowClient
 
 from collate import run as evaluate_run
-from evaluate import evaluation, tracking
+from evaluate import tracking
+from evaluate.runs import evaluation
 from programs.analyst import build_program
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
 from retrievers.indexing.store import IndexStore
 
 LIMIT = 3
@@ -219,7 +220,7 @@ class _Flaky(dspy.Module):
 
 
 def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_program(small_corpus, tmp_path):
-    from retrievers.dataset import load_dataset
+    from evaluate.dataset import load_dataset
 
     items = load_dataset(small_corpus[0] / "dataset.json")[:4]
     program = _Flaky(items[1].question)
@@ -254,7 +255,7 @@ def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_pro
 def test_split_and_limit_pick_the_questions(small_corpus):
     import pytest
 
-    from retrievers.dataset import load_dataset, select, split
+    from evaluate.dataset import load_dataset, select, split
 
     items = load_dataset(small_corpus[0] / "dataset.json")
     test_part = select(items, "test", 7, None)

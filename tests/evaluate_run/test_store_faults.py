@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from collate import run as collate_run
-from evaluate import evaluation, tracking
-from evaluate.store_check import check_store
+from evaluate import tracking
+from evaluate.runs import evaluation
+from evaluate.tracking.store_check import check_store
 
 LIMIT = 2
 
@@ -64,7 +65,7 @@ def test_a_store_locked_at_the_start_is_one_line_and_exit_2(
 ):
     db = _store(tmp_path, monkeypatch)
     capsys.readouterr()  # MLflow's own lines about the schema it made
-    monkeypatch.setattr("evaluate.store_check.LOCK_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr("evaluate.tracking.store_check.LOCK_WAIT_SECONDS", 0.2)
     with _locked(db):
         code = collate_run.main(_args(small_corpus, tmp_path / "run"))
     err = capsys.readouterr().err.strip()

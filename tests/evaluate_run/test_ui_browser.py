@@ -25,7 +25,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from evaluate import tracking
-from evaluate.evaluation import flat_metrics, run_labels, variant_name, variant_tags
+from evaluate.runs.evaluation import flat_metrics, run_labels, variant_name, variant_tags
 from tests.evaluate_run.headless import Browser
 from tests.evaluate_run.test_ui_server import _free_port, _wait_up
 

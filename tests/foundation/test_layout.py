@@ -76,9 +76,9 @@ def test_dependencies_point_one_way():
     assert not wrong, "dependency direction violated:\n" + "\n".join(wrong)
 
 
-# retrievers' rooms, bottom up: what each may import of retrievers (besides its own room and the
-# top-level modules retrievers/*.py, which import no room). A build writes what an index reads, never
-# the other way: the index serving a room of the builder made the reader depend on the writer.
+# Rooms inside a package, bottom up: what each room may import of its package's rooms (besides itself).
+# retrievers: a build writes what an index reads, never the other way (the index serving a room of the
+# builder made the reader depend on the writer); its top-level modules (retrievers/*.py) import no room.
 RETRIEVER_ROOMS = {
     "documents": set(),
     "embedding": {"documents"},
@@ -86,20 +86,81 @@ RETRIEVER_ROOMS = {
     "catalog_draft": {"documents"},
     "building": {"documents", "embedding", "indexing", "catalog_draft"},
 }
+# programs: the sandbox is a leaf (it is copied alone where an ordinary user runs it); the LM plumbing
+# and the fact store know no stage; the quote reads the LM's prices and wire format, never a stage. The
+# top-level modules (analyst.py, batch.py, ...) compose the rooms; protocols.py and result.py, which
+# the stages type against, import no room.
+PROGRAM_ROOMS = {
+    "sandbox": set(),
+    "lm": {"sandbox"},  # the settings of a run hold the sandbox's bounds too
+    "facts": set(),
+    "quote": {"lm"},
+    "stages": {"lm", "facts", "sandbox"},
+}
+# evaluate: matching decides whether an answer is right (no run, no MLflow); tracking is the one MLflow
+# user; runs answer a dataset, keep its folder and track it. Its top-level modules (dataset.py: the
+# datasets and their gold; the entry points) import no room.
+EVALUATE_ROOMS = {
+    "matching": set(),
+    "tracking": set(),
+    "runs": {"matching", "tracking"},
+}
+ROOMS = {
+    "retrievers": (RETRIEVER_ROOMS, {"*": set()}),
+    "evaluate": (EVALUATE_ROOMS, {"*": set()}),
+    "programs": (PROGRAM_ROOMS, {"protocols.py": set(), "result.py": set(), "*": set(PROGRAM_ROOMS)}),
+}
+
+
+def _room_imports_wrong(package: str) -> list[str]:
+    rooms, top_level = ROOMS[package]
+    wrong = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = path.relative_to(ROOT / package).parts
+        room = parts[0] if len(parts) > 1 else None
+        if room:
+            allowed = rooms[room] | {room}
+        else:
+            allowed = top_level.get(parts[0], top_level["*"])
+        for module in _imports(path):
+            names = module.split(".")
+            if names[0] == package and len(names) > 1 and names[1] in rooms and names[1] not in allowed:
+                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    return wrong
+
+
+def test_rooms_are_the_folders():
+    """Every folder of a package with rooms is a room the tests know (a new one gets its place above)."""
+    for package, (rooms, _) in ROOMS.items():
+        folders = {p.name for p in (ROOT / package).iterdir() if p.is_dir() and any(p.glob("*.py"))}
+        assert folders == set(rooms), f"{package}: folders {sorted(folders)} vs rooms {sorted(rooms)}"
 
 
 def test_retrievers_rooms_point_one_way():
-    wrong = []
-    rooms = set(RETRIEVER_ROOMS)
-    for path in sorted((ROOT / "retrievers").rglob("*.py")):
-        parts = path.relative_to(ROOT / "retrievers").parts
-        room = parts[0] if len(parts) > 1 else None
-        allowed = RETRIEVER_ROOMS[room] | {room} if room else set()
-        for module in _imports(path):
-            names = module.split(".")
-            if names[0] == "retrievers" and len(names) > 1 and names[1] in rooms and names[1] not in allowed:
-                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    wrong = _room_imports_wrong("retrievers")
     assert not wrong, "retrievers' rooms import the wrong way:\n" + "\n".join(wrong)
+
+
+def test_programs_rooms_point_one_way():
+    wrong = _room_imports_wrong("programs")
+    assert not wrong, "programs' rooms import the wrong way:\n" + "\n".join(wrong)
+
+
+def test_evaluate_rooms_point_one_way():
+    wrong = _room_imports_wrong("evaluate")
+    assert not wrong, "evaluate's rooms import the wrong way:\n" + "\n".join(wrong)
+
+
+def test_the_sandbox_imports_nothing_of_the_program():
+    """The sandbox runs alone (tests/sandbox/test_attacks_as_user.py copies it with signatures/ only)."""
+    wrong = [
+        f"{p.relative_to(ROOT)} imports {m}"
+        for p in sorted((ROOT / "programs" / "sandbox").glob("*.py"))
+        if p.name != "__main__.py"
+        for m in _imports(p)
+        if m.split(".")[0] in ALLOWED and not m.startswith(("programs.sandbox", "signatures"))
+    ]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_entry_points_only_run_their_command():
@@ -137,7 +198,7 @@ def test_only_settings_builds_an_lm():
         if "dspy.LM(" in p.read_text(encoding="utf-8")
     ]
     # the fakes build LMs pointed at themselves (the reader's server, the in-process brain engine)
-    assert set(builders) <= {"programs/runtime/settings.py", "fakes/server.py", "fakes/engine.py"}, builders
+    assert set(builders) <= {"programs/lm/settings.py", "fakes/server.py", "fakes/engine.py"}, builders
 
 
 def test_only_tracking_imports_mlflow():
@@ -147,7 +208,7 @@ def test_only_tracking_imports_mlflow():
         for p in _sources(package)
         if any(m.split(".")[0] == "mlflow" for m in _imports(p))
     ]
-    assert set(users) <= {"evaluate/tracking.py"}, users
+    assert set(users) <= {"evaluate/tracking/__init__.py"}, users
 
 
 def test_bench_imports_the_project_not_the_tests():

@@ -1,14 +1,14 @@
-"""One text vocabulary: the normalizer (programs/runtime/units.py) and the scorer (evaluate/cells.py,
-evaluate/quantities.py) read not-disclosed words, yes/no words, lists, scales, full-width text and
+"""One text vocabulary: the normalizer (programs/stages/units.py) and the scorer (evaluate/matching/cells.py,
+evaluate/matching/quantities.py) read not-disclosed words, yes/no words, lists, scales, full-width text and
 month names the same way; the scorer's extra words stay the scorer's."""
 
 import pytest
 
-from evaluate import cells, quantities
-from evaluate.cells import SCORER_FALSE_WORDS, SCORER_TRUE_WORDS, compare_cell
-from evaluate.quantities import find_dates, find_quantities, fold, parse_date_value
-from programs.runtime import units
-from programs.runtime.units import parse_value
+from evaluate.matching import cells, quantities
+from evaluate.matching.cells import SCORER_FALSE_WORDS, SCORER_TRUE_WORDS, compare_cell
+from evaluate.matching.quantities import find_dates, find_quantities, fold, parse_date_value
+from programs.stages import units
+from programs.stages.units import parse_value
 from signatures import vocabulary
 from signatures.types import FieldSpec
 from signatures.vocabulary import (

@@ -18,7 +18,7 @@ from collate import ask
 from fakes import llama_server
 from fakes.corpus import dataset_items
 from fakes.llama_server import LOCAL
-from programs.runtime.lm_progress import current_watch
+from programs.lm.progress import current_watch
 
 pytestmark = pytest.mark.slow
 

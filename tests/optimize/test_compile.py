@@ -16,12 +16,12 @@ from mlflow.tracking import MlflowClient
 
 from evaluate import run as evaluate_run
 from evaluate import tracking
+from evaluate.dataset import dataset_hash, load_dataset
 from fakes.engine import brain_lm
 from optimize import compile as compile_cli
 from optimize.compiler import CompileJob, analyst_without_fact_reuse, run_compile
 from programs import compiled
-from programs.runtime.settings import Settings
-from retrievers.dataset import dataset_hash, load_dataset
+from programs.lm.settings import Settings
 from retrievers.indexing.store import IndexStore
 
 PREDICTORS = [

@@ -18,7 +18,7 @@ from evaluate import run as evaluate_run
 from evaluate import tracking
 from optimize.compiler import analyst_without_fact_reuse
 from programs import compiled
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
 from retrievers.indexing.store import IndexStore
 from signatures.errors import BadInput
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dspy
 
-from evaluate.metrics import final_match
+from evaluate.dataset import load_dataset
+from evaluate.matching.metrics import final_match
 from optimize.objective import CellMetric, ProgramMetric, extractor_examples, infer_spec, program_examples
-from retrievers.dataset import load_dataset
 from signatures.types import Fact
 
 

@@ -6,8 +6,9 @@ import dspy
 import pytest
 
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
-from optimize.optimizers import OPTIMIZERS, OptimizerOptions, compile_with, make_optimizer
-from programs.runtime.spend import Budget, BudgetExhausted, enforced
+from optimize.optimizers import OPTIMIZERS, OptimizerOptions, make_optimizer
+from programs.lm.spend import Budget, BudgetExhausted, enforced
+from tests.optimize.one_call import compile_with
 
 
 def _score(program, examples, metric) -> float:

@@ -12,10 +12,11 @@ from mlflow.tracking import MlflowClient
 
 from evaluate import run as evaluate_run
 from evaluate import tracking
+from evaluate.dataset import dataset_hash, load_dataset
 from optimize import compile as compile_cli
-from optimize.optimizers import OptimizerOptions, compile_with
+from optimize.optimizers import OptimizerOptions
 from programs import compiled
-from retrievers.dataset import dataset_hash, load_dataset
+from tests.optimize.one_call import compile_with
 
 
 def _evaluate(small_corpus, out, *extra: str) -> dict:

@@ -7,8 +7,8 @@ import pytest
 from dspy.utils.dummies import DummyLM
 
 from programs.analyst import build_program
-from programs.runtime.facts import FactStore
-from programs.runtime.settings import Settings
+from programs.facts.store import FactStore
+from programs.lm.settings import Settings
 from retrievers.catalog import Catalog
 from signatures.types import Document, Passage
 

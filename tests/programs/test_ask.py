@@ -16,7 +16,7 @@ def cli(monkeypatch, store, reply_for, tmp_path):
     lm = DummyLM(reply_for.replies())
     store.index_dir = tmp_path  # facts go next to the index, as with a real one
     monkeypatch.setattr(ask, "open_store", lambda index_dir: store)
-    monkeypatch.setattr("programs.runtime.settings.build_lm", lambda settings, stage=None: lm)
+    monkeypatch.setattr("programs.lm.settings.build_lm", lambda settings, stage=None: lm)
     monkeypatch.setenv("COLLATE_LM", "dummy/test")
     lm.preflights = []  # the LM check, made once every input is checked (tests/programs/test_preflight.py)
     monkeypatch.setattr(ask, "preflight", lambda settings, stages: lm.preflights.append(stages))
@@ -165,7 +165,7 @@ def test_a_run_whose_planning_failed_says_why_and_lists_every_document(cli, tmp_
 
 
 def test_an_lm_that_fails_its_check_is_exit_2_before_any_other_call(cli, tmp_path, capsys, monkeypatch):
-    from programs.runtime.preflight import LMUnavailable
+    from programs.lm.preflight import LMUnavailable
 
     def dead(settings, stages):
         raise LMUnavailable("LM check failed: cannot reach http://127.0.0.1:9/v1 for dummy/test (refused)")
@@ -187,7 +187,7 @@ def test_progress_shows_documents_done_over_total_on_stderr(cli, tmp_path, capsy
 
 
 def test_help_states_the_real_defaults(capsys):
-    from programs.runtime.settings import Settings
+    from programs.lm.settings import Settings
 
     with pytest.raises(SystemExit):
         ask.parse_args(["--help"])
@@ -252,7 +252,7 @@ def test_the_answer_is_printed_even_when_the_run_folder_cannot_be_written(cli, t
 
 
 def test_ctrl_c_stops_with_one_line_and_keeps_the_facts(cli, tmp_path, capsys, monkeypatch):
-    from programs.runtime.facts import FactStore
+    from programs.facts.store import FactStore
 
     def ctrl_c(self, done, total, outcome):  # the user presses Ctrl-C as the first document is done
         raise KeyboardInterrupt

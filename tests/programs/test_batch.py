@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 
 from programs.batch import answer_batch
-from programs.runtime.facts import FactStore
-from programs.runtime.field_match import FieldMatcher
+from programs.facts.field_match import FieldMatcher
+from programs.facts.store import FactStore
 
 CAR = {"name": "capital_adequacy_ratio", "description": "资本充足率", "type": "percent", "unit": "percent"}
 REVENUE = {"name": "revenue", "description": "营业收入", "type": "number", "unit": "CNY"}

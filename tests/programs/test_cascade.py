@@ -9,8 +9,8 @@ import pytest
 from dspy.utils.dummies import DummyLM
 
 from programs.analyst import build_program
-from programs.runtime.facts import FactStore, Reuse
-from programs.runtime.prices import Price
+from programs.facts.store import FactStore, Reuse
+from programs.lm.prices import Price
 from programs.stages import cascade
 from signatures.types import Document, Fact
 from tests.programs.test_fact_check import PagedStore, reply
@@ -194,9 +194,9 @@ def test_dollars_saved_price_each_documents_own_tokens():
 
 
 def test_configure_attaches_the_strong_lm_counted_as_escalate(settings, store):
-    from programs.runtime.counted_lm import CountedLM
-    from programs.runtime.lm_progress import current_watch
-    from programs.runtime.settings import configure
+    from programs.lm.counted_lm import CountedLM
+    from programs.lm.progress import current_watch
+    from programs.lm.settings import configure
 
     wired = settings.replace(
         lm="openai/x", api_base="http://127.0.0.1:9/v1", lm_extractor_escalate="openai/strong",

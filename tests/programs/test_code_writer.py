@@ -204,9 +204,10 @@ def test_a_question_that_runs_no_code_leaves_no_sandbox_waiting(make_program, us
     assert not (descendants() - before)
 
 
-def test_a_sandbox_that_refuses_to_run_code_asks_for_no_fix(settings, store, use_lm, monkeypatch):
-    """No isolation here and no opt-out: the code is refused, which no fix can change, so the fixer is not
-    asked (3 LM calls spent on code that would never run, before)."""
+def test_a_sandbox_that_refuses_to_run_code_asks_for_no_code(settings, store, use_lm, monkeypatch):
+    """No isolation here and no opt-out: the code is refused, which no code can change, so neither the
+    writer nor the fixer is asked (4 LM calls spent on code that would never run, before issue 22; 1
+    before issue 33)."""
     from programs.sandbox import isolation, policy
 
     monkeypatch.setattr(isolation, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed (test)")
@@ -218,5 +219,22 @@ def test_a_sandbox_that_refuses_to_run_code_asks_for_no_fix(settings, store, use
         }
     )
     out = writer(settings, store)(question="q", columns="ratio", records=RECORDS)
-    assert not out.ok and len(out.attempts) == 1 and len(lm.history) == 1
+    assert not out.ok and len(out.attempts) == 1 and len(lm.history) == 0
     assert out.attempts[0]["limit"] == "isolation" and "bubblewrap" in out.result
+    assert out.refusal.startswith("the sandbox refused to run the analysis code: Refusing")
+
+
+def test_a_question_whose_code_is_refused_fails_and_pays_no_answer(make_program, use_lm, monkeypatch):
+    """Its "answer" was the refusal text, counted answered (issue 33): now it fails, naming the sandbox."""
+    from programs.sandbox import isolation, policy
+
+    monkeypatch.setattr(isolation, "bwrap_problem", lambda: "bubblewrap (bwrap) is not installed (test)")
+    monkeypatch.delenv(policy.SANDBOX_ENV, raising=False)
+    lm = use_lm()
+    pred = make_program()(question="q")
+    assert pred.error and pred.error.startswith("the sandbox refused") and "bubblewrap" in pred.error
+    assert pred.answer.startswith("No answer: the sandbox refused")
+    prompts = [e["messages"][-1]["content"] for e in lm.history]
+    assert not any(
+        "[[ ## columns ## ]]" in p or "[[ ## result ## ]]" in p for p in prompts
+    )  # no code, no answer

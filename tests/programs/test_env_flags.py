@@ -10,8 +10,8 @@ import dataclasses
 
 import pytest
 
-from programs.runtime.env_flags import FALSE_WORDS, TRUE_WORDS, FlagError, env_flag, parse_flag
-from programs.runtime.settings import Settings
+from programs.lm.settings import Settings
+from signatures.env_flags import FALSE_WORDS, TRUE_WORDS, FlagError, env_flag, parse_flag
 
 BOOLEAN_SETTINGS = [f.name for f in dataclasses.fields(Settings) if str(f.type).startswith("bool")]
 

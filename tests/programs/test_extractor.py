@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from programs.runtime.facts import FactStore
+from programs.facts.store import FactStore
 
 
 def extraction_calls(lm) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from programs.analyst import build_program
-from programs.runtime.facts import FactStore
+from programs.facts.store import FactStore
 from tests.programs.conftest import PAGES, TinyStore
 
 

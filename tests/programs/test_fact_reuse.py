@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from programs.runtime.facts import FactStore, Reuse
-from programs.runtime.field_match import FieldMatcher
+from programs.facts.field_match import FieldMatcher
+from programs.facts.store import FactStore, Reuse
 from signatures.types import Fact, FieldSpec
 
 CAR = FieldSpec(name="capital_adequacy_ratio", description="资本充足率", type="percent", unit="percent")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from programs.runtime.facts import FactStore
+from programs.facts.store import FactStore
 from signatures.types import Fact
 from tests.conftest import mount_tmpfs
 

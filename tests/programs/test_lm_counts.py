@@ -1,4 +1,4 @@
-"""One run's LM figures from the process-wide LMWatch (programs.runtime.lm_progress.RunCounts): what
+"""One run's LM figures from the process-wide LMWatch (programs.lm.progress.RunCounts): what
 the watch counted before the run is subtracted, a parse failure is counted under its stage, a run in
 a process with no watch still gets figures, and the one-line report names only stages in trouble."""
 
@@ -8,7 +8,7 @@ import dspy
 import pytest
 from dspy.utils.dummies import DummyLM
 
-from programs.runtime.lm_progress import LMWatch, RunCounts, current_watch, install, since, trouble_line
+from programs.lm.progress import LMWatch, RunCounts, current_watch, install, since, trouble_line
 
 
 @pytest.fixture

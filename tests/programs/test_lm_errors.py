@@ -1,10 +1,10 @@
-"""LM failures as reasons a user can act on (programs.runtime.lm_errors): the setting, not a library's API."""
+"""LM failures as reasons a user can act on (programs.lm.errors): the setting, not a library's API."""
 
 from __future__ import annotations
 
 from dspy.utils.exceptions import LMAuthError, LMRateLimitError, LMTimeoutError, LMTransportError
 
-from programs.runtime.lm_errors import lm_error_reason
+from programs.lm.errors import lm_error_reason
 
 # DSPy 3.4's native engine, verbatim from a llama.cpp run (issue 16)
 READ_TIMEOUT = (

@@ -8,8 +8,8 @@ import pytest
 
 from fakes.brain import Brain
 from fakes.server import FakeLMServer, Fault
-from programs.runtime.lm_retry import WaitTooLong, planned_wait
-from programs.runtime.settings import Settings, build_lm
+from programs.lm.retry import WaitTooLong, planned_wait
+from programs.lm.settings import Settings, build_lm
 
 
 def _lm(server, **settings):

@@ -18,8 +18,8 @@ from collate import ask
 from fakes.brain import Brain
 from fakes.corpus import dataset_items
 from fakes.server import FakeLMServer, Fault
-from programs.runtime.lm_endpoint import engine_for, structured_mode, token_param
-from programs.runtime.settings import Settings, build_lm
+from programs.lm.endpoint import engine_for, structured_mode, token_param
+from programs.lm.settings import Settings, build_lm
 from tests.sandbox.processes import runner_processes
 
 STAGE_KINDS = ("plan", "extract", "normalize", "write_code", "answer")
@@ -202,7 +202,7 @@ def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(
         local_env(
             server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5"
         )
-        with caplog.at_level(logging.WARNING, logger="programs.runtime.lm_progress"):
+        with caplog.at_level(logging.WARNING, logger="programs.lm.progress"):
             code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
     assert code == 1, err  # an honest end: no answer (failed, not answered), every document accounted
     assert out["answer"].startswith("No answer: planning failed: the LM did not answer")
@@ -219,7 +219,7 @@ def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(
     small_corpus, item, monkeypatch, capsys, tmp_path
 ):
     from fakes.chat_format import call_kind
-    from programs.runtime.lm_progress import current_watch
+    from programs.lm.progress import current_watch
 
     first = sorted(row["id"] for row in item["metadata"])[0]
     garbled = Fault(
@@ -238,7 +238,7 @@ def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(
 def test_json_object_sends_the_schema_in_llama_cpp_python_s_spelling():
     import dspy
 
-    from programs.runtime.lm_endpoint import SchemaJSONAdapter, apply_structured
+    from programs.lm.endpoint import SchemaJSONAdapter, apply_structured
 
     with FakeLMServer(Brain()) as server:
         settings = Settings(

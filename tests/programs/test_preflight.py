@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from programs.runtime.lm_progress import LMWatch, install
-from programs.runtime.preflight import PROMPT, LMUnavailable, preflight
-from programs.runtime.settings import Settings
+from programs.lm.preflight import PROMPT, LMUnavailable, preflight
+from programs.lm.progress import LMWatch, install
+from programs.lm.settings import Settings
 
 ERRORS = {
     "401": (401, "Incorrect API key provided"),

@@ -7,7 +7,7 @@ import json
 import dspy
 
 from programs.analyst import build_program
-from programs.runtime.facts import FactStore
+from programs.facts.store import FactStore
 
 PINNED = [
     "planner.plan",

@@ -6,7 +6,7 @@ import dspy
 import pytest
 
 from programs.analyst import build_program
-from programs.runtime.settings import NoLMConfigured, Settings, build_lm, configure
+from programs.lm.settings import NoLMConfigured, Settings, build_lm, configure
 
 
 def test_defaults_then_environment_then_overrides(monkeypatch):
@@ -70,7 +70,7 @@ def test_as_params_is_flat_and_masks_the_key():
 
 
 def test_request_timeout_reaches_the_lm():
-    from programs.runtime.settings import build_lm
+    from programs.lm.settings import build_lm
 
     lm = build_lm(Settings.from_env({"lm": "openai/x", "timeout": 7.5}, environ={}))
     assert lm.kwargs.get("timeout") == 7.5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from programs.runtime.units import parse_value
+from programs.stages.units import parse_value
 from signatures.types import FieldSpec
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from fakes.filings import A_SHARE_ANNUAL_COVER, SEC_10K_COVER, write_filing
 from retrievers.catalog import Catalog
-from retrievers.catalog_draft.draft import draft_catalog, file_ids, unsettled_path, write_draft
+from retrievers.catalog_draft.draft import draft_catalog, file_ids, unsettled_path, why_unsettled, write_draft
 from retrievers.catalog_draft.rules_en import ANNUAL, CURRENT, EARNINGS, QUARTERLY, read_us_filing
 from retrievers.catalog_draft.rules_zh import ANNUAL as A_ANNUAL
 from retrievers.catalog_draft.rules_zh import DIVIDEND, ESG, HALF_YEAR, MEETING, read_a_share
@@ -43,6 +43,7 @@ def test_quarterly_cover_laid_out_in_two_columns_still_gives_its_period_year():
         "Title of each class Trading Symbol(s) Name of each exchange on\nwhich registered\n"
         "Depositary Shares, each representing a share of 6.10% BB PR G The New York Stock Exchange\n"
         "Common stock BB The New York Stock Exchange\n"
+        "read with our Annual Report on Form 10-K for the year ended December 31, 2020\n"
     )
     assert _values(read_us_filing(text)) == {
         "doctype": QUARTERLY,
@@ -62,7 +63,7 @@ def test_current_report_year_is_its_date_of_report():
     assert _values(read_us_filing(text))["doctype"] == CURRENT
 
 
-def test_earnings_release_takes_the_exchange_tag_and_the_period_end_year_not_the_fiscal_label():
+def test_earnings_release_takes_the_exchange_tag_and_its_fiscal_year_by_its_end_date_not_the_fiscal_label():
     text = (
         "March 9, 2023\nBeauty Shop Announces Fourth Quarter\nFiscal 2022 Results\n"
         "BOLINGBROOK, Ill.--(BUSINESS WIRE)-- Beauty Shop, Inc. (NASDAQ: BSHP) today\n"
@@ -76,7 +77,7 @@ def test_earnings_release_takes_the_exchange_tag_and_the_period_end_year_not_the
         "symbol": "BSHP",
         "company": "Beauty Shop, Inc.",
     }
-    assert found["year"].rule == "release:period-ended"
+    assert found["year"].rule == "release:fiscal-year-ended"
 
 
 @pytest.mark.parametrize(
@@ -272,5 +273,119 @@ def test_real_filings_under_opaque_names_draft_their_ticker_year_and_form(tmp_pa
         shutil.copyfile(_dev() / "pdf" / f"{doc_id}.pdf", tmp_path / f"{opaque}.pdf")
         names[opaque] = doc_id
     for row in draft_catalog(tmp_path):
+        got = tuple(row.found[k].value for k in ("symbol", "year", "doctype"))
+        assert got == cases[names[row.id]], names[row.id]
+
+
+def test_identical_files_names_each_copy_with_the_first_and_leaves_empty_files_alone(tmp_path):
+    from retrievers.catalog_draft.duplicates import identical_files
+
+    for name, data in [("a", b"%PDF-1 x"), ("b", b"%PDF-1 y"), ("c", b"%PDF-1 x"), ("d", b"%PDF-1 x")]:
+        (tmp_path / f"{name}.pdf").write_bytes(data)
+    (tmp_path / "e.pdf").write_bytes(b"")
+    (tmp_path / "f.pdf").write_bytes(b"")
+    files = sorted(tmp_path.iterdir())
+    assert identical_files(files) == {
+        tmp_path / "c.pdf": tmp_path / "a.pdf",
+        tmp_path / "d.pdf": tmp_path / "a.pdf",
+    }
+
+
+# ---- issue 29: a symbol from the company's other filings, a cover that contradicts its content ---------
+_OLD_COVER = SEC_10K_COVER.split("Securities registered")[0].replace("2022", "2015")  # no symbol table
+
+
+def test_a_symbol_printed_nowhere_in_a_file_comes_from_the_same_company_s_filings_in_the_folder(tmp_path):
+    release = (
+        "FOR IMMEDIATE RELEASE\nACME WIDGETS REPORTS FIRST QUARTER 2023 RESULTS\n"
+        "DENVER - Acme Widgets, Inc. today announced results for the first quarter ended March 31, 2023."
+    )
+    other = _OLD_COVER.replace("001-12345", "001-99999").replace("Acme Widgets, Inc.", "Other Co.")
+    write_filing(tmp_path / "a_new.pdf", [SEC_10K_COVER])
+    write_filing(tmp_path / "b_old.pdf", [_OLD_COVER.replace("Commission File Number 001-", "File No. 1-")])
+    write_filing(tmp_path / "c_release.pdf", [release])
+    write_filing(
+        tmp_path / "d_other.pdf", [other]
+    )  # another company's 10-K: nothing in the folder says its symbol
+    rows = {r.id: r for r in draft_catalog(tmp_path)}
+    old, release_row = rows["b_old"].found["symbol"], rows["c_release"].found["symbol"]
+    assert (old.value, old.rule, old.sure) == ("ACMW", "folder:same-cover-numbers", False)
+    assert (release_row.value, release_row.rule) == ("ACMW", "folder:same-registrant-name")
+    assert rows["b_old"].confidence == "medium" and rows["b_old"].found["year"].value == 2015
+    assert rows["d_other"].missing() == ["symbol"]
+
+
+def test_a_key_two_symbols_share_gives_neither(tmp_path):
+    twin = SEC_10K_COVER.replace("ACMW The Nasdaq", "ACMX The Nasdaq")  # same file number, another symbol
+    write_filing(tmp_path / "a.pdf", [SEC_10K_COVER])
+    write_filing(tmp_path / "b.pdf", [twin])
+    write_filing(tmp_path / "c.pdf", [_OLD_COVER])
+    rows = {r.id: r for r in draft_catalog(tmp_path)}
+    assert "symbol" not in rows["c"].found
+
+
+def test_a_cover_contradicting_its_content_is_left_unsettled_with_both_readings(tmp_path):
+    cover = SEC_10K_COVER.replace("FORM 10-K", "FORM 8-K").replace(
+        "For the fiscal year ended December 31, 2022",
+        "Date of Report (Date of earliest event reported): May 4, 2023",
+    )
+    exhibit = "Exhibit 99.1\nGlobex Corp. (NYSE: GLBX) today reported results for the first quarter 2023."
+    write_filing(tmp_path / "x.pdf", [cover, exhibit])
+    (row,) = draft_catalog(tmp_path)
+    assert not row.settled and row.missing() == []
+    out = tmp_path / "catalog.jsonl"
+    write_draft([row], out)
+    listing = unsettled_path(out).read_text(encoding="utf-8")
+    assert "Acme Widgets, Inc. (ACMW)" in listing and "Globex Corp. (GLBX)" in listing
+    assert out.read_text() == ""
+
+
+def test_a_10q_finds_its_fiscal_year_end_past_its_first_pages(tmp_path):
+    cover = (
+        "FORM 10-Q\nQUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d)\nFor the quarterly period ended October 31, 2022\n"
+        "Acme Widgets, Inc.\n(Exact name of registrant as specified in its charter)\n"
+        "Title of each class Trading Symbol(s) Name of each exchange\nCommon Stock ACMW New York Stock Exchange\n"
+    )
+    note = (
+        "Note 1. Read these with the Annual Report on Form 10-K for the fiscal year ended January 31, 2022."
+    )
+    write_filing(tmp_path / "q.pdf", [cover, "Item 1.", "Item 2.", "Item 3.", note])
+    (row,) = draft_catalog(tmp_path)
+    assert row.found["year"].value == 2023 and row.confidence == "medium"
+    write_filing(tmp_path / "q.pdf", [cover, "Item 1.", "Item 2.", "Item 3."])  # printed nowhere
+    (row,) = draft_catalog(tmp_path)
+    assert "year" not in row.found and not row.settled
+
+
+def _more() -> Path | None:
+    env = os.environ.get("COLLATE_REALDOCS")
+    folder = (Path(env) if env else REPO.parent / "shared" / "realdocs") / "financebench-more"
+    return folder if (folder / "catalog.jsonl").is_file() else None
+
+
+@pytest.mark.skipif(_more() is None, reason="financebench-more not present (../shared/realdocs)")
+def test_filings_no_rule_was_written_on_draft_their_fiscal_year_symbol_and_form(tmp_path):
+    # under opaque names: a 10-Q of a year ending in January (fiscal year from its balance sheet), a
+    # release labelled "Q1 fiscal 2024", a release with no exchange tag and its company's 10-K, a pre-2019
+    # 10-K whose symbol is printed nowhere and one of the same company that prints it, a glossy report, an
+    # 8-K dated above its label, a symbol in small capitals
+    cases = {
+        "SALESFORCE_2023Q3_10Q": ("CRM", 2023, QUARTERLY),
+        "SALESFORCE_2024Q1_EARNINGS": ("CRM", 2024, EARNINGS),
+        "MCDONALDS_2023Q1_EARNINGS": ("MCD", 2023, EARNINGS),
+        "MCDONALDS_2022_10K": ("MCD", 2022, ANNUAL),
+        "PG_E_2015_10K": ("PCG", 2015, ANNUAL),
+        "PG_E_2022_10K": ("PCG", 2022, ANNUAL),
+        "FEDEX_2023_annualreport": ("FDX", 2023, ANNUAL),
+        "SALESFORCE_2021_8K_dated-2021-07-21": ("CRM", 2021, CURRENT),
+        "ORACLE_2020_10K": ("ORCL", 2020, ANNUAL),
+    }
+    names = {}
+    for doc_id in cases:
+        opaque = hashlib.sha1(doc_id.encode()).hexdigest()[:16]
+        (tmp_path / f"{opaque}.pdf").symlink_to(_more() / "pdf" / f"{doc_id}.pdf")
+        names[opaque] = doc_id
+    for row in draft_catalog(tmp_path):
+        assert row.settled, (names[row.id], why_unsettled(row))
         got = tuple(row.found[k].value for k in ("symbol", "year", "doctype"))
         assert got == cases[names[row.id]], names[row.id]

@@ -101,3 +101,15 @@ def test_an_index_built_before_reads_every_chunk_and_the_query_whole(tmp_path):
     assert np.allclose(old.query_vector(query), embedder.encode([query])[0])  # read whole, as it was built
     assert old.ranked(query, mode="dense").min() > -1.0  # every chunk has a dense score
     assert old.search("purchases of property", k=1)[0].page == 64
+
+
+def test_a_table_of_amounts_under_a_thousand_is_a_figure_chunk():
+    """A filer reporting in millions prints "758" and "19": its revenue table is one the embedder reads (it
+    was not: only 1,234-like amounts counted, so on the synthetic corpus such tables had no dense vote and
+    prose quoting percentages outranked them in the fusion)."""
+    ruled = (
+        "Note 3 - Revenue Recognition\nFiscal 2021 | Product revenue | 758\nFiscal 2021 | Other revenue | 19"
+    )
+    unruled = "Revenue by source\nProduct revenue 758 683\nOther revenue 19 50"
+    notes = "Note 3 - Revenue Recognition\nItem 7 discusses the results of 2021 and 2020."
+    assert chosen([ruled, unruled, notes], "figures") == [0, 1]

@@ -7,7 +7,7 @@ import pytest
 from retrievers.documents.chunking import TARGET_CHARS, chunk_pages
 from retrievers.documents.labels import label_header
 from retrievers.documents.pdf import Block, Page
-from retrievers.documents.statements import column_header, dated_row, states_date
+from retrievers.documents.statements import column_header, dated_row
 
 _MONTHS = "January February March April May June July August September October November December".split()
 EN_HEADER = "Declaration date Record date Payment date Amount"
@@ -66,7 +66,7 @@ def test_dates_are_values_a_row_states():
         "6/15/2022 7/1/2022",
         "A股 2023/7/20 － 2023/7/21 2023/7/26",
     ):
-        assert states_date(line) and dated_row(line), line
+        assert dated_row(line), line
     for line in (
         "股份类别 股权登记日 除权除息日",
         "Record date Payment date",
@@ -74,7 +74,7 @@ def test_dates_are_values_a_row_states():
         "see page 12",
         "1,234 5,678",
     ):
-        assert not states_date(line), line
+        assert not dated_row(line), line
     for line in (
         "June 15, 2022 $0.25",  # one date
         "The fair values as of December 25, 2021 and December 26, 2020 were",  # prose

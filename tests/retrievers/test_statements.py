@@ -100,3 +100,22 @@ def test_a_filled_shading_grid_is_not_a_ruled_table_but_a_stroked_grid_is(tmp_pa
     assert "Revenue 1,000 900" in shaded.text.splitlines()
     tables = [b for b in ruled.blocks if b.kind == "table"]
     assert len(tables) == 1 and "2022 | Revenue | 1,000" in tables[0].lines
+
+
+def test_amount_lines_count_whole_numbers_where_rows_print_them():
+    from retrievers.documents.statements import amount_line
+
+    for line in (
+        "Fiscal 2021 | Total revenues | 777",
+        "Other revenue 19 50",
+        "Interest expense, net (12) (2)",
+    ):
+        assert amount_line(line), line
+    for line in (
+        "Note 3 - Revenue Recognition",
+        "Item 7",
+        "2022 2021 2020",
+        "Fiscal 2021 | Fiscal 2020",
+        "19 50",
+    ):
+        assert not amount_line(line), line

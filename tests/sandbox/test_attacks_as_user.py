@@ -55,10 +55,10 @@ def home(user) -> dict[str, Path]:
     code_dir = home / "collate"
     shutil.copytree(ROOT / "programs" / "sandbox", code_dir / "programs" / "sandbox")
     shutil.copy(ROOT / "programs" / "__init__.py", code_dir / "programs" / "__init__.py")
-    (code_dir / "programs" / "runtime").mkdir()  # the sandbox reads its yes/no settings with env_flags
-    shutil.copy(ROOT / "programs" / "runtime" / "env_flags.py", code_dir / "programs" / "runtime")
-    (code_dir / "signatures").mkdir()  # every package sets the environment defaults from signatures/
-    for name in ("__init__.py", "environment.py", "errors.py"):
+    # every package sets the environment defaults from signatures/; the sandbox reads its yes/no settings
+    # with signatures/env_flags.py (the sandbox imports nothing else of the project)
+    (code_dir / "signatures").mkdir()
+    for name in ("__init__.py", "environment.py", "errors.py", "env_flags.py"):
         shutil.copy(ROOT / "signatures" / name, code_dir / "signatures" / name)
     shutil.copy(HERE / "user_driver.py", code_dir / "user_driver.py")
     # A venv of the user's own over the system interpreter; pandas/numpy from this suite's site-packages.

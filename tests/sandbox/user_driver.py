@@ -2,7 +2,7 @@
 
     python user_driver.py CASES.json     # prints one JSON: {"problem", "controls", "results", "unisolated_runs"}
 
-Stand-alone (standard library + the copied `programs.sandbox` and `programs.runtime.env_flags`): the
+Stand-alone (standard library + the copied `programs.sandbox` and `signatures.env_flags`): the
 test copies it next to a copy of `programs/` in the user's home, because an ordinary user may not read the checkout or its venv.
 CASES.json: {"cases": [{"name", "code", "timeout", "limits": {...}}], "read": [paths], "port": N}.
 "controls" says what THIS user can do without the sandbox (read those paths, connect to the port),

@@ -1,0 +1,351 @@
+"""One block of settings for every program, and THE only place in the repo that builds a dspy.LM.
+
+Precedence: dataclass defaults < COLLATE_* environment < explicit overrides (CLI flags).
+The whole block is logged as run parameters via `as_params()` (nanoGPT style).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, fields
+
+import dspy  # noqa: E402
+
+from programs.lm.prices import check_prices  # noqa: E402
+from programs.lm.stages import ANALYST_STAGES, STAGES  # noqa: E402
+from signatures.env_flags import parse_flag  # noqa: E402
+
+ENV_PREFIX = "COLLATE_"
+# COLLATE_LM_JUDGE=self / --judge self: the model under test judges its own answers, asked for in so
+# many words (the run is then tagged self_judged). Unset, there is no judge: no model grades itself.
+SELF_JUDGE = "self"
+
+
+NO_LM_MESSAGE = (
+    "No language model configured: set COLLATE_LM (or pass --lm). Examples:\n"
+    "  hosted:  COLLATE_LM=openai/gpt-4.1-mini OPENAI_API_KEY=sk-...\n"
+    "  local:   COLLATE_LM=openai/qwen2.5-7b-instruct COLLATE_API_BASE=http://localhost:8000/v1 "
+    "COLLATE_API_KEY=none (vLLM; Ollama: http://localhost:11434/v1; the key is any word the server accepts)\n"
+    "  offline: `collate reader` prints the three settings of the demo reader (rule-based, for the demo "
+    "corpus; not a language model)"
+)
+
+
+class NoLMConfigured(RuntimeError):
+    """Raised when a command needs an LM and none is configured; the message says how to set one."""
+
+    def __init__(self, message: str = NO_LM_MESSAGE):
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Settings:
+    lm: str | None = None  # any model id DSPy accepts, e.g. openai/gpt-4.1-mini
+    api_base: str | None = None
+    api_key: str | None = None
+    lm_planner: str | None = None
+    lm_extractor: str | None = None
+    lm_normalizer: str | None = None
+    lm_coder: str | None = None
+    lm_answer: str | None = None
+    lm_judge: str | None = None
+    # The cascade's strong extractor (issue 25): asked only for the documents whose facts from the
+    # extractor's own model fail the check against their pages, or come back "not disclosed" where the
+    # other documents of their kind disclose the field (programs/stages/cascade.py). None: no cascade.
+    lm_extractor_escalate: str | None = None
+    # Dollars per million tokens, prompt (in) and completion (out). Unset, the price comes from DSPy's
+    # offline price table for the stage's model, and a model the table lacks is reported "price unknown".
+    # price_in/_out price COLLATE_LM's model; price_in_<stage>/_out_<stage> a stage's own model.
+    price_in: float | None = None
+    price_out: float | None = None
+    price_in_planner: float | None = None
+    price_out_planner: float | None = None
+    price_in_extractor: float | None = None
+    price_out_extractor: float | None = None
+    price_in_normalizer: float | None = None
+    price_out_normalizer: float | None = None
+    price_in_coder: float | None = None
+    price_out_coder: float | None = None
+    price_in_answer: float | None = None
+    price_out_answer: float | None = None
+    price_in_judge: float | None = None
+    price_out_judge: float | None = None
+    price_in_escalate: float | None = None
+    price_out_escalate: float | None = None
+    temperature: float = 0.0
+    max_tokens: int = 4000
+    num_retries: int = 3  # retries of a request that failed with 429 / 5xx / a timeout (programs/lm/retry.py)
+    max_wait: float = (
+        60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
+    )
+    timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
+    cache: bool = True
+    # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
+    # document's extraction; on a slow local server a tight limit is what bounds a call's time.
+    max_tokens_planner: int | None = None
+    max_tokens_extractor: int | None = None
+    max_tokens_normalizer: int | None = None
+    max_tokens_coder: int | None = None
+    max_tokens_answer: int | None = None
+    max_tokens_judge: int | None = None
+    # The name the output-token limit is sent under. llama.cpp's server, Ollama and older vLLM ignore
+    # `max_completion_tokens` (DSPy's native name) and generate until the context is full; auto sends
+    # `max_tokens` to any endpoint that is not OpenAI's own (programs.lm.endpoint).
+    token_param: str = "auto"  # auto | max_tokens | max_completion_tokens
+    # JSON-schema decoding (response_format) for the stages: json_schema uses DSPy's JSONAdapter with
+    # the stage's output schema, off the ChatAdapter text format; auto = json_schema for local servers.
+    # json_object: the same schema in llama-cpp-python's server's spelling (it refuses json_schema).
+    structured: str = "auto"  # auto | json_schema | json_object | off
+    lm_progress_every: float = 30.0  # seconds between "still waiting on the LM" lines; 0 = none
+    # Documents extracted at once. 16: plan, code and answer are three serial calls, so at 8 a
+    # 38-document question needs 8 latency rounds of 41 calls (floor 0.195 of serial time); hosted
+    # APIs and vLLM serve 16 concurrent requests comfortably (bench/latency.py measures it).
+    concurrency: int = 16
+    k: int = 5  # passages per field (and per sub-query) for each document
+    fact_store: str | None = None  # SQLite path; default <index>/facts.sqlite
+    fact_reuse: bool = True  # False: always ask the LM, keep no facts (e.g. while optimizing the extractor)
+    fuzzy_reuse: bool = (
+        True  # reuse a stored fact whose description is a rewording (programs.facts.field_match)
+    )
+    reuse_facts_from_any_model: bool = False  # True: reuse facts another model or extractor prompt produced
+    repair_facts: bool = True  # ask a document once more for facts that failed the check against their page
+    use_unverified: bool = False  # True: the computation also uses facts that failed the check (flagged)
+    code_rounds: int = 3  # fix rounds after the first failing code
+    normalize_batch: int = 40  # raw values per normalizer LM call
+    sample_records: int = 8  # rows shown to the code-writer and the answerer
+    # The sandbox that runs generated code (programs.sandbox.Limits holds the rest of its bounds).
+    sandbox_timeout: float = 20.0  # wall-clock seconds per run of the analysis code
+    sandbox_memory_mb: int = 1024  # address space per process; pandas alone maps ~330 MB
+    sandbox_disk_mb: int = 64  # the run's writable scratch space
+    sandbox_output_bytes: int = 1_000_000  # stdout read at most this much
+    # False (COLLATE_SANDBOX=off): generated code may run with rlimits only where bubblewrap cannot
+    # isolate it, warned every run. True refuses instead, naming the fix (programs/sandbox/policy.py).
+    sandbox: bool = True
+
+    # name -> (lowest, highest) accepted; checked once, here, so no stage meets a value it cannot use.
+    RANGES = {
+        "max_tokens": (1, 1_000_000),
+        "num_retries": (0, 20),
+        "timeout": (1, 86_400),
+        "max_wait": (0, 86_400),
+        "temperature": (0, 2),
+        "concurrency": (1, 1024),
+        "k": (1, 200),
+        "code_rounds": (0, 10),
+        "normalize_batch": (1, 1000),
+        "sample_records": (0, 1000),
+        "sandbox_timeout": (0.1, 3600),
+        "sandbox_memory_mb": (512, 1 << 20),
+        "sandbox_disk_mb": (1, 1 << 20),
+        "sandbox_output_bytes": (1, 1 << 30),
+        "max_tokens_planner": (1, 1_000_000),
+        "max_tokens_extractor": (1, 1_000_000),
+        "max_tokens_normalizer": (1, 1_000_000),
+        "max_tokens_coder": (1, 1_000_000),
+        "max_tokens_answer": (1, 1_000_000),
+        "max_tokens_judge": (1, 1_000_000),
+        "lm_progress_every": (0, 86_400),
+        **{
+            f"price_{way}{suffix}": (0, 10_000)
+            for way in ("in", "out")
+            for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES))
+        },
+    }
+    # name -> accepted words.
+    CHOICES = {
+        "token_param": ("auto", "max_tokens", "max_completion_tokens"),
+        "structured": ("auto", "json_schema", "json_object", "off"),
+    }
+
+    def __post_init__(self):
+        for name, (low, high) in self.RANGES.items():
+            value = getattr(self, name)
+            if value is not None and not low <= value <= high:
+                raise ValueError(
+                    f"{name}={value} is out of range: use {low} to {high} "
+                    f"({ENV_PREFIX}{name.upper()} or --{name.replace('_', '-')})"
+                )
+        for name, words in self.CHOICES.items():
+            if getattr(self, name) not in words:
+                raise ValueError(
+                    f"{name}={getattr(self, name)!r} is not one of {', '.join(words)} "
+                    f"({ENV_PREFIX}{name.upper()})"
+                )
+        check_prices(self)  # a price in without a price out: refused now, not at the first priced reply
+
+    @classmethod
+    def from_env(cls, overrides: dict | None = None, require_lm: bool = True, environ=None) -> Settings:
+        """Defaults < COLLATE_* environment < overrides (None values in overrides are ignored)."""
+        environ = os.environ if environ is None else environ
+        from programs.sandbox.policy import check_retired_strict
+
+        check_retired_strict(environ)  # COLLATE_SANDBOX_STRICT: no field any more, still no unknown words
+        values: dict = {}
+        for f in fields(cls):
+            raw = environ.get(ENV_PREFIX + f.name.upper())
+            if raw not in (None, ""):
+                values[f.name] = _parse(f, raw)
+        unknown = set(overrides or {}) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown settings {sorted(unknown)}; valid: {[f.name for f in fields(cls)]}")
+        values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        settings = cls(**values)
+        if require_lm and not settings.lm:
+            raise NoLMConfigured()
+        return settings
+
+    def fact_path(self, store) -> str | None:
+        """Where facts live: fact_store if set, else <index>/facts.sqlite when the store has a folder,
+        else None (in memory). The one place this is decided."""
+        if self.fact_store:
+            return self.fact_store
+        folder = getattr(store, "index_dir", None)
+        return os.path.join(str(folder), "facts.sqlite") if folder else None
+
+    def sandbox_limits(self):
+        """The sandbox's Limits from these settings (imported lazily: only code that runs code needs it)."""
+        from programs.sandbox import Limits
+
+        return Limits(
+            memory_mb=self.sandbox_memory_mb,
+            disk_mb=self.sandbox_disk_mb,
+            output_bytes=self.sandbox_output_bytes,
+            allow_unisolated=not self.sandbox,
+        )
+
+    def replace(self, **changes) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+    def model_for(self, stage: str | None) -> str | None:
+        """The model a stage uses: its own override, else COLLATE_LM."""
+        if stage is None:
+            return self.lm
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
+        if stage == "judge":
+            return self.judge_model()
+        return getattr(self, STAGES[stage][0]) or self.lm
+
+    def judge_model(self) -> str | None:
+        """The judge's model: only the one named (COLLATE_LM_JUDGE, --judge), never COLLATE_LM by default.
+        Why: a fake model judging its own answers passed "fake answer 658" (issue 21). "self" names
+        the model under test."""
+        if self.lm_judge == SELF_JUDGE:
+            return self.lm
+        return self.lm_judge or None
+
+    def models_under_test(self) -> list[str]:
+        """The models the program's stages use (COLLATE_LM, the per-stage overrides and the cascade's strong
+        extractor)."""
+        stages = {self.model_for(stage) for stage in ANALYST_STAGES} | {self.lm_extractor_escalate}
+        return sorted(m for m in stages if m)
+
+    def self_judged(self) -> bool:
+        """The judge is a model under test: its verdicts grade its own answers."""
+        judge = self.judge_model()
+        return bool(judge) and judge in self.models_under_test()
+
+    def max_tokens_for(self, stage: str | None) -> int:
+        """The output-token limit of a stage: its own max_tokens_<stage>, else max_tokens."""
+        if stage is None:
+            return self.max_tokens
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
+        return getattr(self, f"max_tokens_{stage}") or self.max_tokens
+
+    def as_params(self) -> dict:
+        """Every setting, flat, for logging; the API key is masked."""
+        params = dataclasses.asdict(self)
+        if params.get("api_key"):
+            params["api_key"] = "***"
+        return params
+
+
+def _parse(f: dataclasses.Field, raw: str):
+    kind = str(f.type)
+    if kind.startswith("bool"):  # only the yes/no words: "enabled" is an error, not a silent False
+        default = None if f.default is dataclasses.MISSING else bool(f.default)
+        return parse_flag(ENV_PREFIX + f.name.upper(), raw, default=default)
+    try:
+        if kind.startswith("int"):  # also "int | None"
+            return int(raw)
+        if kind.startswith("float"):
+            return float(raw)
+    except ValueError as e:
+        raise ValueError(
+            f"{ENV_PREFIX}{f.name.upper()}={raw!r} is not a valid {kind}: fix or unset it"
+        ) from e
+    return raw
+
+
+def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
+    """Build the dspy.LM for a stage (None = the default LM; "escalate" = the cascade's strong extractor).
+    Raises NoLMConfigured when none is set.
+
+    The stage's output-token limit goes out under the name the endpoint honours
+    (programs.lm.endpoint: `max_tokens` for local servers, `max_completion_tokens` for OpenAI)."""
+    from programs.lm.endpoint import engine_for
+
+    model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
+    if not model:
+        raise NoLMConfigured()
+    kwargs = {}
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    if settings.api_key:
+        kwargs["api_key"] = settings.api_key
+    from programs.lm.counted_lm import CountedLM
+    from programs.lm.prices import price_for
+    from programs.lm.retry import cap_waits
+
+    cap_waits(settings.max_wait)  # DSPy's retries honour any Retry-After: a day-long one must not hang a run
+    return CountedLM(  # a dspy.LM that reports each call's tokens and dollars (counted_lm.py)
+        model,
+        price=price_for(settings, stage, model),
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens_for("extractor" if stage == "escalate" else stage),
+        num_retries=settings.num_retries,
+        timeout=settings.timeout,
+        cache=settings.cache,
+        engine=engine_for(settings, model),
+        **kwargs,
+    )
+
+
+def has_own_lm(settings: Settings, stage: str) -> bool:
+    """A stage gets its own LM when it names its own model, output-token limit or price."""
+    return bool(
+        getattr(settings, STAGES[stage][0])
+        or getattr(settings, f"max_tokens_{stage}")
+        or getattr(settings, f"price_in_{stage}")
+    )
+
+
+def configure(settings: Settings, program=None) -> dspy.LM:
+    """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
+    per-stage LMs to the program's stage modules. Called by CLIs only."""
+    from programs.lm.endpoint import apply_structured
+    from programs.lm.progress import LMWatch, install, stage_labels
+
+    default = build_lm(settings, None)
+    dspy.configure(lm=default)
+    apply_structured(settings)
+    watch = install(
+        LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
+    )
+    if program is not None:
+        for stage, (_, attribute) in STAGES.items():
+            module = getattr(program, attribute, None) if attribute else None
+            if module is not None and has_own_lm(settings, stage):
+                module.set_lm(build_lm(settings, stage))
+        # the cascade's strong extractor (programs/stages/cascade.py), counted apart as "escalate"
+        escalation = getattr(getattr(program, "extractor", None), "escalation", None)
+        if escalation is not None:
+            if settings.lm_extractor_escalate == settings.model_for("extractor"):
+                raise ValueError(
+                    f"COLLATE_LM_EXTRACTOR_ESCALATE={settings.lm_extractor_escalate} is the extractor's own "
+                    "model: name a stronger one, or unset it for no cascade"
+                )
+            escalation.attach(build_lm(settings, "escalate"), watch)
+    return default
