@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evaluate import tracking
 from evaluate.dataset import DatasetItem, dataset_hash, strip_gold
@@ -31,9 +30,10 @@ from evaluate.runs import store_log
 from evaluate.runs.answering import Answered, answer_all
 from evaluate.runs.journal import AnswerJournal
 from evaluate.runs.run_outputs import verification_metrics, write_outputs, write_reports
+from evaluate.runs.store_log import flat_metrics  # noqa: F401 (evaluation.flat_metrics, as before)
 from programs import compiled
 from programs.lm.cost_report import cost_figures, cost_lines
-from programs.lm.progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
+from programs.lm.progress import RunCounts, current_watch, totals, trouble_line
 from programs.lm.settings import Settings, build_lm
 from programs.lm.spend import Budget, BudgetReached, enforced
 from programs.stages.cascade import cascade_line, cascade_summary
@@ -141,19 +141,6 @@ def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge | None:
     return judge
 
 
-def flat_metrics(report: dict) -> dict[str, float]:
-    """The scalar figures of a score report, process ones flattened (process_macro_cell, ...), and the
-    LM figures per stage (lm_calls_planner, lm_parse_failures_extractor, ...)."""
-    metrics: dict[str, Any] = {
-        k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-    }
-    for scope in ("process_macro", "process_micro"):
-        for name, value in (report.get(scope) or {}).items():
-            metrics[f"{scope}_{name}"] = value
-    metrics.update(stage_metrics(report.get("lm_stages") or {}))
-    return metrics
-
-
 def verified_process(items: list[DatasetItem], answered) -> dict[str, float]:
     """Process accuracy counting only facts that passed the check against their page: a value flagged
     in a record's `unverified` column counts as not extracted (process_verified_*, beside process_*)."""
@@ -214,7 +201,7 @@ def evaluate_program(
     answer is appended as it comes, and the scores, files and MLflow run cover both.
     On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
     raised again for the command to say what was kept.
-    `autolog`: one MLflow trace per question (evaluate.tracking.question_trace); `lm_traces`: DSPy's autolog
+    `autolog`: one MLflow trace per question (evaluate.runs.question_trace); `lm_traces`: DSPy's autolog
     besides, a trace per module call (prompts and replies; many per question). `on_scored(summary)`
     runs once the scores are on disk, before the store is written; `on_retry(reason, wait)` at each
     store fault that is retried. tracking.StoreFault when the store refuses the run after the retries:

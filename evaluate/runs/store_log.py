@@ -15,13 +15,15 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluate import tracking
 from evaluate.runs.answering import Answered
+from evaluate.runs.question_trace import assessments, question_tree
 from evaluate.runs.run_outputs import question_folder
 from evaluate.runs.store_record import StoreRecord
 from evaluate.tracking.known_cost import known_cost
-from evaluate.tracking.question_trace import assessments, question_tree
+from programs.lm.progress import stage_metrics
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -43,7 +45,7 @@ class ScoredRun:
     program_file: Path | None = None
     program_state: dict | None = None
     failure: str = ""  # set: the run is ended FAILED with this reason (every question failed)
-    traces: bool = True  # one trace per question (evaluate.tracking.question_trace)
+    traces: bool = True  # one trace per question (evaluate.runs.question_trace)
 
 
 def store_line(out_dir: Path, reason: str, command: str = "collate run") -> str:
@@ -95,7 +97,6 @@ def log_scored(run: tracking.TrackedRun, scored: ScoredRun, on_retry: Callable |
 
 
 def _log(run: tracking.TrackedRun, scored: ScoredRun, record: StoreRecord) -> None:
-    from evaluate.runs.evaluation import flat_metrics
     from evaluate.runs.run_outputs import table_rows
 
     out = scored.out_dir
@@ -171,6 +172,19 @@ def _log_traces(
         expectations, feedback = assessments(score, scored.gold.get(answered.question_id))
         tracking.log_assessments(trace_id, expectations, feedback)
         record.traced(answered.question_id)
+
+
+def flat_metrics(report: dict) -> dict[str, float]:
+    """The scalar figures of a score report, process ones flattened (process_macro_cell, ...), and the
+    LM figures per stage (lm_calls_planner, lm_parse_failures_extractor, ...)."""
+    metrics: dict[str, Any] = {
+        k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+    for scope in ("process_macro", "process_micro"):
+        for name, value in (report.get(scope) or {}).items():
+            metrics[f"{scope}_{name}"] = value
+    metrics.update(stage_metrics(report.get("lm_stages") or {}))
+    return metrics
 
 
 def scored_from_folder(

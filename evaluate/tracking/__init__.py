@@ -493,7 +493,7 @@ def finish_run(run_id: str, failure: str | None = None) -> None:
     client.set_terminated(run_id, status="FAILED" if failure else "FINISHED")
 
 
-# --- One trace per question (evaluate.tracking.question_trace builds the tree) ----------------------------------
+# --- One trace per question (evaluate.runs.question_trace builds the tree) ----------------------------------
 def log_trace(
     tree: Mapping[str, Any],
     experiment_id: str,
