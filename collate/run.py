@@ -33,6 +33,7 @@ from evaluate.runs.evaluation import (
     variant_name,
     variant_tags,
 )
+from evaluate.runs.job import RunJob
 from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
 from evaluate.runs.run_lock import run_folder_lock
 from evaluate.runs.store_record import StoreRecord
@@ -42,7 +43,7 @@ from programs.lm.preflight import check_isolation, preflight
 from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
-from programs.lm.stages import ANALYST_STAGES
+from programs.lm.stages import ANALYST_STAGES, PROGRAM_STAGES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -169,6 +170,7 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
             program_hash=compiled.program_hash(program),
             models=settings.models_under_test(),
             index=str(args.index),
+            endpoints={s: base for s, base in settings.own_endpoints().items() if s in PROGRAM_STAGES},
         )
         journal = open_run_folder(out_dir, same_run)
         missing = len(items) - len(journal.answered(item.question_id for item in items))
@@ -190,44 +192,23 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    params = {"split": args.split, "seed": args.seed, "limit": args.limit or ""}
-    # paths are where things were, not settings: tags, so the compare page does not plot them
-    paths = {
-        "dataset": str(args.dataset),
-        "index": str(args.index),
-        "out": str(out_dir),
-        "program_file": args.program or "",
-    }
+    job = run_job(args, variant, out_dir, program_file, origin, dataset.skipped)
     kept = store_log.scored_from_folder(out_dir, [item.question_id for item in items])
     if kept is not None and (args.log_only or StoreRecord.read(out_dir).pending):
         # scored to the end, but not (all) in the store: logged as it was, nothing asked or scored again
-        tags = {**variant_tags(args.program, origin), **judge_tags(judge), **paths}
-        logged = run_params(settings, variant, items, args.concurrency, judge, params)
-        return log_kept(args, out_dir, program, program_file, items, kept, tags, logged)
+        logged = run_params(settings, variant, items, job.concurrency, judge, job.params)
+        return log_kept(args, job, program, items, kept, {**job.tags, **judge_tags(judge)}, logged)
     if resumed := resumed_line(journal, items):
         print(resumed, file=sys.stderr)
     try:
         result = evaluate_program(
             program,
             items,
-            variant=variant,
+            job,
             settings=settings,
-            out_dir=out_dir,
-            concurrency=args.concurrency,
             judge=judge,
-            params=params,
-            autolog=not args.no_autolog,
-            progress=not args.no_progress,
-            program_file=program_file,
-            tags={**variant_tags(args.program, origin), **paths},
-            pdf_lookup=getattr(store, "pdf_path", None),
-            ocr_lookup=getattr(store, "ocr_lines", None),
-            skipped=dataset.skipped,
-            part=args.split,
-            dataset_file=str(args.dataset),
-            budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
             journal=journal,
-            lm_traces=args.lm_traces,
+            store=store,
             on_scored=lambda summary: print_scores(summary, out_dir),
             on_retry=store_retry_line,
         )
@@ -267,9 +248,10 @@ def store_retry_line(reason: str, wait: float) -> None:
     print(f"MLflow store fault ({reason}): trying again in {wait:g} s", file=sys.stderr, flush=True)
 
 
-def log_kept(args, out_dir: Path, program, program_file, items, kept, tags: dict, params: dict) -> int:
+def log_kept(args, job: RunJob, program, items, kept, tags: dict, params: dict) -> int:
     """--log-only (or a rerun of a folder whose logging faulted): log its kept scores into its MLflow run."""
     summary, answered, scores = kept
+    out_dir, program_file = job.out_dir, job.program_file
     labels = run_labels(
         summary["variant"],
         compiled.program_hash(program),
@@ -308,6 +290,34 @@ def log_kept(args, out_dir: Path, program, program_file, items, kept, tags: dict
     ui = tracking.ui_command(experiment_id=tracking.experiment_id())
     print(f"MLflow run {run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
     return 0
+
+
+def run_job(
+    args, variant: str, out_dir: Path, program_file: Path | None, origin: dict, skipped: dict
+) -> RunJob:
+    """The job `collate run` runs for these parsed arguments (the demo runs this command too)."""
+    # paths are where things were, not settings: tags, so the compare page does not plot them
+    paths = {
+        "dataset": str(args.dataset),
+        "index": str(args.index),
+        "out": str(out_dir),
+        "program_file": args.program or "",
+    }
+    return RunJob(
+        variant=variant,
+        out_dir=out_dir,
+        concurrency=args.concurrency,
+        part=args.split,
+        dataset_file=str(args.dataset),
+        program_file=program_file,
+        params={"split": args.split, "seed": args.seed, "limit": args.limit or ""},
+        tags={**variant_tags(args.program, origin), **paths},
+        skipped=dict(skipped),
+        autolog=not args.no_autolog,
+        lm_traces=args.lm_traces,
+        progress=not args.no_progress,
+        budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
+    )
 
 
 def inputs_from_compile(args, origin: dict, program_file: Path | None) -> None:

@@ -45,7 +45,7 @@ from optimize.program_diff import state_of
 from programs import compiled
 from programs.lm.cost_report import cost_figures
 from programs.lm.progress import RunCounts, stage_metrics, totals
-from programs.lm.settings import Settings
+from programs.lm.settings import Settings, build_lm, has_own_lm
 from programs.lm.spend import Budget, BudgetExhausted, enforced
 from programs.protocols import DocumentStore
 from signatures.errors import BadInput
@@ -135,7 +135,7 @@ def run_compile(
     """Compile, save out + sidecar, and log it all as one MLflow run.
 
     `program` is an Analyst (see analyst_without_fact_reuse) whose LMs are already configured; GEPA
-    reflects with the configured default LM. `sources`: the dataset and index paths, recorded in the
+    reflects with its own model where one is set (COLLATE_LM_REFLECTION), else the default LM. `sources`: the dataset and index paths, recorded in the
     sidecar (so `evaluate.run --program out` alone finds them) and tagged on the run.
     Raises BadInput before any LM call when --max-calls cannot buy one scored candidate (unless job.force).
     """
@@ -145,7 +145,7 @@ def run_compile(
     if not trainset:
         raise BadInput("no training examples: the dataset's train split has no metadata rows / questions")
     threshold = DEFAULT_THRESHOLD[job.stage] if job.threshold is None else job.threshold
-    reflection_lm = dspy.settings.lm if job.optimizer == "gepa" else None
+    reflection_lm = reflection_model(settings) if job.optimizer == "gepa" else None
     options = OptimizerOptions(
         seed=job.seed,
         num_threads=job.threads,
@@ -322,6 +322,12 @@ def dev_dataset(items: list[DatasetItem], job: CompileJob, dataset_file: str) ->
         dev = dev[: job.limit]
     name = Path(dataset_file).name if dataset_file else "questions"
     return {"name": f"{name} dev", "digest": dataset_hash(dev)[:8], "source": dataset_file}
+
+
+def reflection_model(settings: Settings):
+    """GEPA's reflection LM: its own where COLLATE_LM_REFLECTION (or its endpoint or price) is set, else the
+    configured default LM."""
+    return build_lm(settings, "reflection") if has_own_lm(settings, "reflection") else dspy.settings.lm
 
 
 def check_budget(job: CompileJob, trainset, valset, catalog, options, predictors: int):

@@ -28,6 +28,7 @@ from evaluate.matching.process import process_scores, records_to_facts
 from evaluate.matching.scoring import headline, score_items
 from evaluate.runs import store_log
 from evaluate.runs.answering import Answered, answer_all
+from evaluate.runs.job import RunJob
 from evaluate.runs.journal import AnswerJournal
 from evaluate.runs.run_outputs import verification_metrics, write_outputs, write_reports
 from evaluate.runs.store_log import flat_metrics  # noqa: F401 (evaluation.flat_metrics, as before)
@@ -167,51 +168,35 @@ def verified_process(items: list[DatasetItem], answered) -> dict[str, float]:
 def evaluate_program(
     program,
     items: list[DatasetItem],
+    job: RunJob,
     *,
-    variant: str,
     settings: Settings,
-    out_dir: Path,
-    concurrency: int = 2,
     judge: AnswerJudge | None = None,
-    params: dict | None = None,
-    autolog: bool = True,
-    progress: bool = True,
-    program_file: Path | None = None,
-    tags: dict | None = None,
-    pdf_lookup=None,
-    ocr_lookup=None,
-    skipped: dict[str, str] | None = None,
-    part: str = "all",
-    dataset_file: str | None = None,
-    budget: Budget | None = None,
     journal: AnswerJournal | None = None,
-    lm_traces: bool = False,
+    store=None,
     on_scored: Callable[[dict], None] | None = None,
     on_retry: Callable[[str, float], None] | None = None,
 ) -> RunResult:
-    """Answer, score, write the run folder and log one MLflow run. LMs must already be configured.
+    """Answer, score, write the run folder and log one MLflow run, as `job` says. LMs must already be
+    configured.
 
-    `skipped`: question_id -> why, of the dataset's questions the loader left out (counted in the summary);
-    `part`: which part of the dataset's split `items` are (all, train, dev, test), for the run's name
-    and tags; `dataset_file`: where they were read from (the run's dataset input names it);
-    `budget`: caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd):
-    once one is reached every request still to make is refused, so the questions it cuts fail with the
-    reason and everything answered before is kept (the judge's scoring calls are not capped).
     `journal`: OUT/answers.jsonl (evaluate.runs.resume): the questions it holds are not asked again, each new
-    answer is appended as it comes, and the scores, files and MLflow run cover both.
+    answer is appended as it comes, and the scores, files and MLflow run cover both. `store`: the index
+    read, whose pages the audit reports show (none: reports without pages).
     On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
     raised again for the command to say what was kept.
-    `autolog`: one MLflow trace per question (evaluate.runs.question_trace); `lm_traces`: DSPy's autolog
-    besides, a trace per module call (prompts and replies; many per question). `on_scored(summary)`
-    runs once the scores are on disk, before the store is written; `on_retry(reason, wait)` at each
-    store fault that is retried. tracking.StoreFault when the store refuses the run after the retries:
-    the folder holds everything, and OUT/mlflow.json the run to finish (evaluate.runs.store_log).
+    `on_scored(summary)` runs once the scores are on disk, before the store is written; `on_retry(reason,
+    wait)` at each store fault that is retried. tracking.StoreFault when the store refuses the run after
+    the retries: the folder holds everything, and OUT/mlflow.json the run to finish (evaluate.runs.store_log).
     """
+    out_dir, variant, budget, dataset_file = job.out_dir, job.variant, job.budget, job.dataset_file
     out_dir.mkdir(parents=True, exist_ok=True)
     items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
-    all_params = run_params(settings, variant, items, concurrency, judge, params)
-    name, run_tags, questions = run_labels(variant, state_hash, items_hash, part, len(items), dataset_file)
-    run_tags = {**run_tags, **judge_tags(judge), **(tags or {})}
+    all_params = run_params(settings, variant, items, job.concurrency, judge, job.params)
+    name, run_tags, questions = run_labels(
+        variant, state_hash, items_hash, job.part, len(items), dataset_file
+    )
+    run_tags = {**run_tags, **judge_tags(judge), **job.tags}
     # Opened first, so the UI shows the run while its questions are asked; only the store's own calls are
     # inside a retry, and nothing below waits on the store until the scores are on disk and printed.
     run = store_log.open_run(out_dir, name, run_tags, on_retry=on_retry)
@@ -219,10 +204,10 @@ def evaluate_program(
         resumed = journal.answered(item.question_id for item in items) if journal is not None else {}
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
-        with tracking.dspy_autolog(lm_traces):
+        with tracking.dspy_autolog(job.lm_traces):
             with enforced(budget) if budget is not None else contextlib.nullcontext():
                 answers = answer_all(
-                    program, [strip_gold(item) for item in items], concurrency, progress, journal
+                    program, [strip_gold(item) for item in items], job.concurrency, job.progress, journal
                 )
             answered = answers.answered
             predictions = [
@@ -254,8 +239,8 @@ def evaluate_program(
         **verified_process(items, answered),
         "errors": sum(a.error is not None for a in answered),
         "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
-        "skipped": len(skipped or {}),  # blank questions of the dataset, not run (evaluate.dataset)
-        "skipped_ids": list(skipped or {}),
+        "skipped": len(job.skipped),  # blank questions of the dataset, not run (evaluate.dataset)
+        "skipped_ids": list(job.skipped),
         "seconds": round(seconds, 2),
         "total_tokens": tokens,
         **totals(lm_stages),
@@ -270,7 +255,7 @@ def evaluate_program(
         "inputs": run_inputs(all_params, settings, dataset_file),  # nested: no metric of its own
     }
     write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
-    write_reports(out_dir, answered, pdf_lookup, ocr_lookup)
+    write_reports(out_dir, answered, getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None))
     if on_scored is not None:  # the scores are printed before the store is written (it may be locked)
         on_scored(summary)
     scored = store_log.ScoredRun(
@@ -283,10 +268,10 @@ def evaluate_program(
         answered,
         scores,
         gold={item.question_id: item.final_answer for item in items},
-        program_file=program_file,
+        program_file=job.program_file,
         program_state=program_state(program),
         failure=f"every question failed, e.g. {answered[0].error}" if all_failed(summary) else "",
-        traces=autolog,
+        traces=job.autolog,
     )
     store_log.log_scored(run, scored, on_retry=on_retry)
     return RunResult(summary, out_dir, run.run_id, answered)

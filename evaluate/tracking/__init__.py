@@ -24,6 +24,7 @@ import mlflow  # noqa: E402
 from mlflow.tracking import MlflowClient  # noqa: E402
 
 from evaluate.tracking.store_check import DEFAULT_STORE_FILE, tracking_uri  # noqa: F401 (tracking.tracking_uri)
+from programs.lm import patches  # noqa: E402 (MLflow's private names, with DSPy's)
 from signatures.errors import CollateError
 
 logger = logging.getLogger(__name__)
@@ -141,9 +142,9 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
         experiment_id = found.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
     tags = found.tags if found is not None else {}
-    view = saved_view(created_ms=_view_created(tags.get(f"mlflow.sharedViewState.{VIEW_KEY}")))
-    if tags.get(f"mlflow.sharedViewState.{VIEW_KEY}") != view:
-        client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{VIEW_KEY}", view)
+    view = saved_view(created_ms=_view_created(tags.get(patches.mlflow_view_tag(VIEW_KEY))))
+    if tags.get(patches.mlflow_view_tag(VIEW_KEY)) != view:
+        client.set_experiment_tag(experiment_id, patches.mlflow_view_tag(VIEW_KEY), view)
     if "mlflow.note.content" not in tags:  # the experiment's description: never overwrite a user's own
         client.set_experiment_tag(experiment_id, "mlflow.note.content", experiment_note(experiment_id))
     return experiment_id
@@ -318,7 +319,7 @@ def _dataset_input(data, context: str):
     from mlflow.entities import DatasetInput, InputTag
     from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
-    return DatasetInput(data._to_mlflow_entity(), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
+    return DatasetInput(patches.mlflow_dataset_entity(data), tags=[InputTag(MLFLOW_DATASET_CONTEXT, context)])
 
 
 def _cell(value: Any) -> Any:
@@ -369,7 +370,12 @@ def dspy_autolog(enabled: bool = True) -> Iterator[None]:
     mlflow.dspy.autolog(log_compiles=True, log_evals=True, silent=True)
     try:
         yield
-    finally:
+    except KeyboardInterrupt:
+        # Not flushed: the export of the queued traces took ~10 s of a Ctrl-C's exit on the demo (40
+        # questions); the run ends FAILED and the same command resumes it, tracing it anew.
+        mlflow.dspy.autolog(disable=True, silent=True)
+        raise
+    else:
         mlflow.dspy.autolog(disable=True, silent=True)
         mlflow.clear_active_model()  # autolog's compile leaves its model active (see TrackedRun.log_metrics)
         # Traces are exported by a background queue: flush so they are in the store when the run ends.

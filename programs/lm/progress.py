@@ -201,11 +201,11 @@ def stage_labels(program) -> dict[int, str]:
     """id(predictor) -> stage name for the program's stage attributes (programs.lm.stages.STAGES)."""
 
     labels = {}
-    for stage, (_, attribute) in STAGES.items():
-        module = getattr(program, attribute, None) if attribute and program is not None else None
+    for row in STAGES.values():
+        module = getattr(program, row.attribute, None) if row.attribute and program is not None else None
         if module is not None:
             for _, predictor in module.named_predictors():
-                labels[id(predictor)] = stage
+                labels[id(predictor)] = row.name
     return labels
 
 
@@ -265,7 +265,8 @@ def since(after: dict, before: dict) -> dict[str, dict[str, float]]:
 
 
 def _pipeline_order(stage: str) -> tuple[int, str]:
-    """Stages in the order the Analyst runs them (then the judge), any other name after, by name."""
+    """Stages in the order of the stage table (the Analyst's, then the judge, escalate, reflection), any
+    other name after, by name."""
 
     order = list(STAGES)
     return (order.index(stage), "") if stage in order else (len(order), stage)

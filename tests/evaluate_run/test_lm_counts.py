@@ -14,6 +14,7 @@ from collate import run as evaluate_run
 from evaluate import tracking
 from evaluate.dataset import load_dataset
 from evaluate.runs import evaluation
+from evaluate.runs.job import RunJob
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, Fault
@@ -109,11 +110,13 @@ def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_alrea
         result = evaluation.evaluate_program(
             program,
             items[:2],
-            variant="after-a-faulty-question",
+            RunJob(
+                variant="after-a-faulty-question",
+                out_dir=tmp_path / "run",
+                autolog=False,
+                progress=False,
+            ),
             settings=settings,
-            out_dir=tmp_path / "run",
-            autolog=False,
-            progress=False,
         )
         sent, total = server.calls_by_kind(), server.calls
     finally:
