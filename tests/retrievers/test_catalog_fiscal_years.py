@@ -299,3 +299,19 @@ def test_a_release_whose_headline_and_lead_name_the_quarter_after_the_year():
         2022,
         "Widgetco Corporation",
     )
+
+
+@pytest.mark.parametrize(
+    ("lead", "company"),
+    [
+        ("ST. PAUL, Minn., Jan. 24, 2023 - 3M today reported fourth-quarter 2022 results.", "3M"),
+        (
+            "SANTA CLARA, Calif., Jan. 26, 2023 - Intel Corporation today reported fourth-quarter results.",
+            "Intel Corporation",
+        ),
+        ("Jan. 26, 2023 Widgetco today reported first-quarter 2023 results.", "Widgetco"),
+    ],
+)
+def test_the_issuer_of_a_release_is_who_today_announced_or_reported(lead, company):
+    found = read_us_filing("NEWS RELEASE\n" + lead)
+    assert found["company"].value == company and not found["company"].sure
