@@ -95,6 +95,7 @@ class Settings:
         60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
     )
     timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
+    parse_retries: int = 2  # fresh re-asks of a reply a stage cannot parse (programs/lm/reask.py)
     cache: bool = True
     # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
     # document's extraction; on a slow local server a tight limit is what bounds a call's time.
@@ -142,6 +143,7 @@ class Settings:
     RANGES = {
         "max_tokens": (1, 1_000_000),
         "num_retries": (0, 20),
+        "parse_retries": (0, 10),
         "timeout": (1, 86_400),
         "max_wait": (0, 86_400),
         "temperature": (0, 2),
@@ -355,12 +357,15 @@ def has_own_lm(settings: Settings, stage: str) -> bool:
 def configure(settings: Settings, program=None) -> dspy.LM:
     """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
     per-stage LMs to the program's stage modules. Called by CLIs only."""
+    from programs.lm import reask
     from programs.lm.endpoint import apply_structured
     from programs.lm.progress import LMWatch, install, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)
+    reask.unwrap()
     apply_structured(settings)
+    reask.wrap(settings.parse_retries)
     watch = install(
         LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
     )

@@ -278,3 +278,31 @@ def test_a_record_read_in_other_units_is_marked_in_the_records_table(tmp_path):
     (row,) = [r for r in html.split("<tr>") if "GLEN" in r]
     assert 'class="badge unit_mismatch"' in row and "below the other 2" in row
     assert html.count('unit_mismatch"') == 1  # only that cell
+
+
+def test_the_box_sits_on_the_quoted_line_of_a_cropped_page(synth_corpus, synth_pages):
+    # Verizon's 2022 10-K crops 9 pt off every side of its pages: the image shows the crop box, so the
+    # boxes must be measured from its corner, not from the page's height (they sat a row too high)
+    import pypdfium2 as pdfium
+
+    from programs.audit_report import RENDER_SCALE, quote_boxes
+
+    bench = load_bench()
+    row = next(
+        r
+        for r in bench.printed_rows(synth_corpus)
+        if r["doc_id"] == _annual_report(synth_corpus, synth_pages)
+    )
+    line, _ = bench.quote_line(synth_pages[row["doc_id"]][row["page"]], row["strings"][0])
+    pdf = pdfium.PdfDocument(str(synth_corpus / "pdf" / f"{row['doc_id']}.pdf"))
+    page = pdf[row["page"] - 1]
+    before = quote_boxes(page, line)
+    left, bottom, right, top = page.get_mediabox()
+    page.set_cropbox(left + 9, bottom + 9, right - 9, top - 9)
+    after = quote_boxes(page, line)
+    shift = 9 * RENDER_SCALE
+    assert before and len(after) == len(before)
+    for (x0, y0, w0, h0), (x1, y1, w1, h1) in zip(before, after, strict=True):
+        assert abs(x1 - (x0 - shift)) < 0.01 and abs(y1 - (y0 - shift)) < 0.01 and (w0, h0) == (w1, h1)
+    page.close()
+    pdf.close()
