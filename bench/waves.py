@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-
-class FirstAnswer(BaseException):
-    """Raised from the first answer's callback: the run stops there (not an Exception: nothing catches it)."""
 
 
 def child(demo: Path, questions: int, wave_size: int | None, full: bool) -> dict:
@@ -51,15 +48,16 @@ def child(demo: Path, questions: int, wave_size: int | None, full: bool) -> dict
         def answered(i, result, usage):
             if not first:
                 first.append(time.perf_counter() - start)
-                if not full:
-                    raise FirstAnswer
+                if not full:  # the figures so far, then out at once (a pool would finish its wave first)
+                    print(json.dumps(figures(first, time.perf_counter() - start)), flush=True)
+                    os._exit(0)
 
         with dspy.context(lm=brain_lm(), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
-            try:
-                answer_batch(program, asked, concurrency=4, on_answered=answered, wave_size=wave_size)
-            except FirstAnswer:
-                pass
-        seconds = time.perf_counter() - start
+            answer_batch(program, asked, concurrency=4, on_answered=answered, wave_size=wave_size)
+        return figures(first, time.perf_counter() - start)
+
+
+def figures(first: list[float], seconds: float) -> dict:
     return {
         "first_answer_s": round(first[0], 1) if first else None,
         "seconds": round(seconds, 1),
@@ -77,7 +75,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.child:
         size = args.questions if args.child == "one" else args.wave_size
-        print(json.dumps(child(args.demo, args.questions, size, args.full)))
+        print(
+            json.dumps(child(args.demo, args.questions, size, args.full))
+        )  # --full only: else it exits at once
         return 0
     figures = {}
     for mode in ("one", "waves"):
