@@ -101,6 +101,7 @@ class CallRecord:
     # The request's settings as sent (every key but the messages): what a test checks reached the wire,
     # e.g. which output-token limit name the client used and whether response_format was set.
     request: dict = field(default_factory=dict, repr=False)
+    key: str = field(default="", repr=False)  # the API key the client sent (Authorization: Bearer KEY)
 
 
 class FakeLMServer:
@@ -321,6 +322,7 @@ class _Handler(BaseHTTPRequestHandler):
             started=started,
             last_message=message_text(messages[-1]) if messages else "",
             request={k: v for k, v in body.items() if k != "messages"},
+            key=(self.headers.get("Authorization") or "").removeprefix("Bearer "),
         )
         fake._record(rec)
         if fake.latency or fake.jitter:

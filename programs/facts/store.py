@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS facts (
     field_unit TEXT NOT NULL DEFAULT '',
     verdict TEXT NOT NULL DEFAULT '',
     verdict_reason TEXT NOT NULL DEFAULT '',
+    scale REAL,
+    scale_source TEXT NOT NULL DEFAULT '',
     content_hash TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, content_hash, field, description)
 )
@@ -62,6 +64,8 @@ ADDED_COLUMNS = {
     "field_unit": "TEXT NOT NULL DEFAULT ''",
     "verdict": "TEXT NOT NULL DEFAULT ''",
     "verdict_reason": "TEXT NOT NULL DEFAULT ''",
+    "scale": "REAL",
+    "scale_source": "TEXT NOT NULL DEFAULT ''",
 }
 COLUMNS = (
     "doc_id",
@@ -78,6 +82,8 @@ COLUMNS = (
     "field_unit",
     "verdict",
     "verdict_reason",
+    "scale",
+    "scale_source",
     "content_hash",
 )
 
@@ -292,6 +298,8 @@ class FactStore:
                 f.field_unit,
                 f.verdict,
                 f.verdict_reason,
+                f.scale,
+                f.scale_source,
                 f.content_hash,
             )
             for f in facts

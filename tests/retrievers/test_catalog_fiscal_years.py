@@ -204,6 +204,13 @@ def test_item_5_symbol_in_small_capitals_is_read_in_capitals():
             "first quarter 2023. See our Annual Report on Form 10-K for the year ended December 31, 2022.",
             2023,
         ),
+        # no label: the quarter's fiscal year from the last year end it cites, not that year itself
+        (
+            "Acme Reports First Quarter Results\nAcme Inc. (NYSE: ACMW) today reported results for the quarter "
+            "ended April 30, 2023, against the "
+            "year ended January 31, 2023 as reported in our Form 10-K.",
+            2024,
+        ),
         # a fourth quarter: the year by its end date, whatever the company calls it
         (
             "Acme Announces Fourth Quarter\nFiscal 2022 Results\nAcme Inc. (NASDAQ: ACMW) today announced results "
@@ -292,3 +299,19 @@ def test_a_release_whose_headline_and_lead_name_the_quarter_after_the_year():
         2022,
         "Widgetco Corporation",
     )
+
+
+@pytest.mark.parametrize(
+    ("lead", "company"),
+    [
+        ("ST. PAUL, Minn., Jan. 24, 2023 - 3M today reported fourth-quarter 2022 results.", "3M"),
+        (
+            "SANTA CLARA, Calif., Jan. 26, 2023 - Intel Corporation today reported fourth-quarter results.",
+            "Intel Corporation",
+        ),
+        ("Jan. 26, 2023 Widgetco today reported first-quarter 2023 results.", "Widgetco"),
+    ],
+)
+def test_the_issuer_of_a_release_is_who_today_announced_or_reported(lead, company):
+    found = read_us_filing("NEWS RELEASE\n" + lead)
+    assert found["company"].value == company and not found["company"].sure
