@@ -237,6 +237,10 @@ def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, 
     )
     if reason:
         parts.append(f'<p class="reason">{_e(reason)}</p>')
+    if fact.get("scale_source"):  # the amount's scale and where it was read, or why it could not be
+        scale = fact.get("scale")
+        said = f"scale x{scale:,.0f}: " if isinstance(scale, (int, float)) and scale != 1 else "scale: "
+        parts.append(f'<p class="scale">{_e(said + str(fact["scale_source"]))}</p>')
     if quote and page and doc_id:
         parts.append(pages.figure(str(doc_id), int(page), quote))
     return "".join(parts) + "</section>"

@@ -306,3 +306,31 @@ def test_the_box_sits_on_the_quoted_line_of_a_cropped_page(synth_corpus, synth_p
         assert abs(x1 - (x0 - shift)) < 0.01 and abs(y1 - (y0 - shift)) < 0.01 and (w0, h0) == (w1, h1)
     page.close()
     pdf.close()
+
+
+def test_each_amount_says_its_scale_and_where_it_was_read(tmp_path):
+    facts = [
+        {
+            "doc_id": "P",
+            "field": "revenue",
+            "value": "86,392",
+            "quote": "Net Revenue $ 86,392",
+            "page": 62,
+            "scale": 1e6,
+            "scale_source": 'page 62: "(in millions except per share amounts)"',
+        },
+        {
+            "doc_id": "P",
+            "field": "assets",
+            "value": "92,187",
+            "quote": "Total Assets $ 92,187",
+            "page": 66,
+            "scale": None,
+            "scale_source": "unread: no scale is stated above the quote on page 66",
+        },
+    ]
+    html = render_report(tmp_path / "r.html", "q", "a", facts=facts).read_text(encoding="utf-8")
+    assert 'scale x1,000,000: page 62: "(in millions except per share amounts)"' in html.replace(
+        "&quot;", '"'
+    )
+    assert "scale: unread: no scale is stated above the quote on page 66" in html
