@@ -1,6 +1,6 @@
 """A catalog drafted from PDFs under opaque names, scored against the shipped catalogs (issues 23, 29).
 
-    python -m bench.catalog_draft [--docs DEV] [--more MORE] [--synth-dir DIR] [--skip-speed]
+    python -m bench.catalog_draft [--docs DEV] [--more MORE] [--synth-dir DIR] [--skip-speed] [--lm-demo]
 
 Real filings: the 22 FinanceBench dev filings and the 64 of financebench-more (9 companies the rules
 were not written on) are each linked into a temporary folder under the SHA-1 of their names, so nothing
@@ -222,6 +222,48 @@ def synthetic(folder: Path | None, skip_speed: bool) -> bool:
     return scores["all"] / n >= TARGET_SYNTH
 
 
+def lm_plumbing(docs: Path) -> None:
+    """The LM fallback end to end with the demo reader (collate reader): on the filings whose symbol only
+    their company's other filings give (rule folder:*), drafted alone so the rules leave them unsettled.
+    The demo reader is no language model (it answers this prompt with empty fields): this measures the
+    round trip and that nothing unprinted is kept, not what a model would read."""
+    from collate.reader import reader_settings, start_reader
+    from retrievers.catalog_draft.draft import draft_catalog
+
+    alone = [
+        r
+        for r in draft_catalog(docs / "pdf")
+        if r.found.get("symbol") and r.found["symbol"].rule.startswith("folder:")
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "pdf"
+        folder.mkdir()
+        for r in alone:
+            (folder / r.file.name).symlink_to(r.file.resolve())
+        server = start_reader()
+        saved = {
+            k: os.environ.get(k)
+            for k in ("COLLATE_LM", "COLLATE_API_BASE", "COLLATE_API_KEY", "COLLATE_CACHE")
+        }
+        os.environ.update({**reader_settings(server), "COLLATE_CACHE": "false"})
+        try:
+            start = time.perf_counter()
+            code = draft_command(["--pdf-dir", str(folder), "--out", str(Path(tmp) / "c.jsonl"), "--force"])
+            seconds = time.perf_counter() - start
+        finally:
+            server.stop()
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        settled = len(_rows(Path(tmp) / "c.jsonl"))
+    print(
+        f"LM fallback with the demo reader ({docs.name}: {len(alone)} filings whose symbol only the folder gives, "
+        f"drafted alone): {server.calls} calls, {settled} settled, exit {code}, {seconds:.1f} s"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--docs", type=Path, default=default_docs(), help="the FinanceBench dev folder")
@@ -230,11 +272,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--synth-dir", type=Path, help="an existing data.synth corpus (default: generate one)")
     p.add_argument("--skip-speed", action="store_true", help="no full-parse baseline")
+    p.add_argument(
+        "--lm-demo", action="store_true", help="also run the LM fallback's round trip with the demo reader"
+    )
     args = p.parse_args(argv)
     ok = True
     for docs, flag in ((args.docs, "--docs"), (args.more, "--more")):
         if (docs / "catalog.jsonl").is_file():
             ok &= real(docs, args.skip_speed)
+            if args.lm_demo:
+                lm_plumbing(docs)
         else:
             print(
                 f"real filings skipped: {docs}/catalog.jsonl not found (pass {flag} or set COLLATE_REALDOCS)"

@@ -68,12 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def preflight_all(settings: Settings, stage: str) -> None:
+def preflight_all(settings: Settings, stage: str, optimizer: str = "") -> None:
     """The checks before a compile spends: the sandbox (the program stage runs generated code, so a
     machine that refuses it would score every candidate 0), then the LM's 1-token call."""
     if stage != "extractor":
         check_isolation(settings)
-    preflight(settings, list(ANALYST_STAGES))
+    stages: list[str | None] = [*ANALYST_STAGES, *(["reflection"] if optimizer == "gepa" else [])]
+    preflight(settings, stages)
 
 
 def main(argv=None) -> int:
@@ -127,7 +128,7 @@ def main(argv=None) -> int:
             autolog=not args.no_autolog,
             sources={"dataset": args.dataset, "index": args.index},
             # a dead LM: one line and exit 2, after the budget check (a refused budget sends nothing)
-            lm_check=lambda: preflight_all(settings, job.stage),
+            lm_check=lambda: preflight_all(settings, job.stage, job.optimizer),
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)

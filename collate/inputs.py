@@ -7,7 +7,16 @@ import logging
 import sys
 from pathlib import Path
 
+from programs.lm.stages import STAGES
 from signatures.errors import BadInput
+
+# The settings add_lm_arguments adds a flag for beyond --lm/--api-base/--api-key/--timeout: the models
+# that are no stage of the Analyst, and every stage's own endpoint (issue 31 item 8).
+OWN_LM_SETTINGS = [
+    "lm_extractor_escalate",
+    "lm_reflection",
+    *(name for row in STAGES.values() for name in row.endpoint_fields or ()),
+]
 
 
 def open_store(index_dir: str | Path):
@@ -36,6 +45,22 @@ def add_lm_arguments(parser, model_help: str = "model id (COLLATE_LM), e.g. open
     parser.add_argument(
         "--timeout", type=float, help="seconds an LM request may take (COLLATE_TIMEOUT, default 120)"
     )
+    parser.add_argument(
+        "--lm-extractor-escalate",
+        help="the cascade's strong extractor, asked where the extractor's facts are doubted "
+        "(COLLATE_LM_EXTRACTOR_ESCALATE)",
+    )
+    parser.add_argument(
+        "--lm-reflection", help="GEPA's reflection model (COLLATE_LM_REFLECTION; default --lm)"
+    )
+    for row in STAGES.values():  # a stage on a server of its own (programs/lm/stages.py)
+        for name in row.endpoint_fields or ():
+            what = "API base" if name.startswith("api_base") else "API key"
+            shared = "COLLATE_API_BASE" if name.startswith("api_base") else "COLLATE_API_KEY"
+            parser.add_argument(
+                "--" + name.replace("_", "-"),
+                help=f"the {row.name} stage's own {what} (COLLATE_{name.upper()}; default {shared})",
+            )
 
 
 def lm_overrides(args) -> dict:
@@ -45,6 +70,7 @@ def lm_overrides(args) -> dict:
         "api_base": args.api_base,
         "api_key": args.api_key,
         "timeout": getattr(args, "timeout", None),
+        **{name: getattr(args, name, None) for name in OWN_LM_SETTINGS},
     }
 
 

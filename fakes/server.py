@@ -14,6 +14,7 @@ because the server handles each request on its own thread.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
@@ -100,6 +101,7 @@ class CallRecord:
     # The request's settings as sent (every key but the messages): what a test checks reached the wire,
     # e.g. which output-token limit name the client used and whether response_format was set.
     request: dict = field(default_factory=dict, repr=False)
+    key: str = field(default="", repr=False)  # the API key the client sent (Authorization: Bearer KEY)
 
 
 class FakeLMServer:
@@ -111,6 +113,7 @@ class FakeLMServer:
         *,
         latency: float = 0.0,
         jitter: float = 0.0,
+        jitter_by_prompt: bool = False,
         faults: Iterable[Fault] = (),
         model_name: str = "fake-brain",
         hang_seconds: float = 30.0,
@@ -120,6 +123,9 @@ class FakeLMServer:
         self.responder = responder
         self.latency = latency
         self.jitter = jitter  # up to this many seconds more per call, drawn at random per call
+        # or, with jitter_by_prompt, a function of the prompt: the same call waits as long in every run, as
+        # a real model's longer reply to one prompt than another would, yet calls still finish out of order
+        self.jitter_by_prompt = jitter_by_prompt
         self._random = random.Random()
         self.faults = list(faults)
         self.model_name = model_name
@@ -252,7 +258,12 @@ class FakeLMServer:
         with self._lock:
             self.records.append(rec)
 
-    def delay(self) -> float:
+    def delay(self, messages: list[dict] | None = None) -> float:
+        if self.jitter_by_prompt and messages is not None:
+            digest = hashlib.sha256(
+                json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()
+            ).digest()
+            return self.latency + self.jitter * int.from_bytes(digest[:4], "big") / 2**32
         with self._lock:
             return self.latency + self._random.uniform(0.0, self.jitter)
 
@@ -311,10 +322,11 @@ class _Handler(BaseHTTPRequestHandler):
             started=started,
             last_message=message_text(messages[-1]) if messages else "",
             request={k: v for k, v in body.items() if k != "messages"},
+            key=(self.headers.get("Authorization") or "").removeprefix("Bearer "),
         )
         fake._record(rec)
         if fake.latency or fake.jitter:
-            fake.sleep(fake.delay())
+            fake.sleep(fake.delay(messages))
         fault = fake._pick_fault(messages)
         rec.fault = fault.kind if fault else None
         try:

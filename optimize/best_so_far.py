@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import dspy
-import dspy.teleprompt.simba as simba_module
+
+from programs.lm import patches
 
 Snapshot = dict[str, tuple[list, type]]  # predictor name -> (demos, signature)
 
@@ -85,32 +86,10 @@ class BestSoFar:
 
     @contextlib.contextmanager
     def watch(self) -> Iterator[BestSoFar]:
-        """Record completed scorings while inside (dspy.Evaluate calls, SIMBA's per-example scoring)."""
-        inner_call, inner_wrap = dspy.Evaluate.__call__, simba_module.wrap_program
-        tracker = self
-
-        def recording_call(evaluate, program, metric=None, devset=None, *args, **kwargs):
-            result = inner_call(evaluate, program, metric, devset, *args, **kwargs)
-            tracker.record(
-                program, float(result.score) / 100.0, devset if devset is not None else evaluate.devset
-            )
-            return result
-
-        def recording_wrap(program, metric):
-            wrapped = inner_wrap(program, metric)
-
-            def scored(example):
-                out = wrapped(example)
-                tracker.record_one(program, out.get("score", 0.0))
-                return out
-
-            return scored
-
-        dspy.Evaluate.__call__, simba_module.wrap_program = recording_call, recording_wrap
-        try:
+        """Record completed scorings while inside (dspy.Evaluate calls, SIMBA's per-example scoring:
+        programs/lm/patches.py scoring_hooks)."""
+        with patches.scoring_hooks(self.record, self.record_one):
             yield self
-        finally:
-            dspy.Evaluate.__call__, simba_module.wrap_program = inner_call, inner_wrap
 
 
 def bootstrapped_demos(optimizer, student: dspy.Module, max_demos: int) -> dspy.Module | None:

@@ -22,7 +22,8 @@ from programs.run_folder import build_run_log
 from programs.stages.answer import Answer, Answerer
 from programs.stages.code_writer import Analysis, CodeWriter, no_records
 from programs.stages.coverage import UNVERIFIED_COLUMN, Coverage, coverage_of, flag_records
-from programs.stages.extractor import DocumentExtractor, Extraction
+from programs.stages.extraction import Extraction
+from programs.stages.extractor import DocumentExtractor
 from programs.stages.normalizer import Normalized, Normalizer
 from programs.stages.planner import Planned, Planner
 from programs.stages.warm_sandbox import WarmSandboxes

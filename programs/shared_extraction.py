@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from programs.facts.store import Merge
 from programs.stages.cascade import cascade_part
-from programs.stages.extractor import Extraction
+from programs.stages.extraction import Extraction
 from programs.stages.planner import Planned, fields_of
 from signatures.types import DocumentFailure, Fact, FieldSpec, Restriction, SubQuery
 

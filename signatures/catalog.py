@@ -4,7 +4,7 @@ import dspy
 
 
 class DraftCatalogRow(dspy.Signature):
-    """Name this filing's identity from its first pages: the issuer's stock symbol (a US ticker such as PEP, or a 6-digit A-share code), the year the document covers (a report or a distribution: the fiscal year, which for a period is the year its end date falls in; a shareholder meeting: the year it is held; another announcement: its date's year), and its document type, one of the allowed doctypes. Copy the symbol and the year as the pages print them; leave a field empty when the pages do not state it rather than guess."""
+    """Name this filing's identity from its first pages: the issuer's stock symbol (a US ticker such as PEP, or a 6-digit A-share code), the year the document covers (a report or a distribution: the fiscal year, named by the calendar year it ends in, or the year before when it ends in the first days of January; a quarter's report or release: the fiscal year the quarter belongs to; a shareholder meeting: the year it is held; another announcement or an 8-K: its date's year), and its document type, one of the allowed doctypes. Copy the symbol and the year as the pages print them; leave a field empty when the pages do not state it rather than guess."""
 
     file_name: str = dspy.InputField(desc="the file's name; it may carry no meaning")
     first_pages: str = dspy.InputField()

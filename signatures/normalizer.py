@@ -3,12 +3,11 @@
 from typing import Any
 
 import dspy
-from pydantic import BaseModel
 
-from signatures.types import FieldSpec
+from signatures.types import FieldSpec, Plain
 
 
-class RawValue(BaseModel):
+class RawValue(Plain):
     key: str  # "<doc_id>:<field>", echoed back so code can attach the value to its record
     field: str
     value: str | None
@@ -16,7 +15,7 @@ class RawValue(BaseModel):
     quote: str | None
 
 
-class NormalizedValue(BaseModel):
+class NormalizedValue(Plain):
     key: str
     value: Any  # number, bool, ISO date string, string or list, per the field's type; null if unknowable
 

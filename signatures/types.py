@@ -66,12 +66,33 @@ UNIT_SYNONYMS = {
 }
 
 
+class Plain(BaseModel):
+    """A pydantic model whose pickle is a function of its values alone.
+
+    Why: DSPy's BootstrapFewShot picks among one predictor's traces of an example (the extractor's, one
+    per document) with a random.Random seeded by a hash of the pickled demos (dspy 3.4,
+    teleprompt/bootstrap.py). A pydantic pickle holds `__pydantic_fields_set__`, a set of names whose
+    order follows the process's string hash seed, so two compiles of one dataset saved different demos
+    (3 of 4 extractor demos on the demo corpus) unless PYTHONHASHSEED was pinned. Pickled here as a
+    sorted list, read back as the set pydantic keeps."""
+
+    def __getstate__(self) -> dict[Any, Any]:
+        state = dict(super().__getstate__())
+        state["__pydantic_fields_set__"] = sorted(state.get("__pydantic_fields_set__") or ())
+        return state
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        state = dict(state)
+        state["__pydantic_fields_set__"] = set(state.get("__pydantic_fields_set__") or ())
+        super().__setstate__(state)
+
+
 # What identifies a document to the program, the code-writer and the scorer: the only metadata of a
 # MuDABench item a system may see, and the columns code attaches to every record.
 IDENTITY_FIELDS = ("id", "symbol", "year", "doctype")
 
 
-class Document(BaseModel):
+class Document(Plain):
     """One file of the collection, as the catalog knows it. Only metadata a system may see."""
 
     id: str
@@ -92,7 +113,7 @@ class Document(BaseModel):
         return f"{self.symbol} {self.year} {self.doctype}"
 
 
-class Passage(BaseModel):
+class Passage(Plain):
     """A retrieved chunk of one document; `page` is 1-based and becomes a citation."""
 
     doc_id: str
@@ -102,7 +123,7 @@ class Passage(BaseModel):
     page_end: int | None = None
 
 
-class Restriction(BaseModel):
+class Restriction(Plain):
     """Metadata filter applied by code against the catalog (never by the LM). None = no filter."""
 
     doctypes: list[str] | None = None
@@ -118,7 +139,7 @@ class Restriction(BaseModel):
         return value
 
 
-class FieldSpec(BaseModel):
+class FieldSpec(Plain):
     """One value every document in scope must yield, with the canonical type and unit it is stored in."""
 
     name: str = Field(description="snake_case column name, e.g. capital_adequacy_ratio")
@@ -158,7 +179,7 @@ class FieldSpec(BaseModel):
         return key if key in UNITS else UNIT_SYNONYMS.get(key, "none")
 
 
-class SubQuery(BaseModel):
+class SubQuery(Plain):
     """A per-document question template and the documents it applies to."""
 
     query: str = Field(description="question to ask each matching document")
@@ -166,7 +187,7 @@ class SubQuery(BaseModel):
     fields: list[FieldSpec]
 
 
-class Plan(BaseModel):
+class Plan(Plain):
     subqueries: list[SubQuery]
 
     def fields(self) -> list[FieldSpec]:
@@ -178,7 +199,7 @@ class Plan(BaseModel):
         return list(seen.values())
 
 
-class ExtractedValue(BaseModel):
+class ExtractedValue(Plain):
     """What the extractor says about one field in one document (raw, before normalization)."""
 
     field: str
@@ -212,7 +233,7 @@ class ExtractedValue(BaseModel):
         return value
 
 
-class Fact(BaseModel):
+class Fact(Plain):
     """An extracted value with its provenance; what the fact store keeps and reuses."""
 
     doc_id: str
@@ -234,6 +255,11 @@ class Fact(BaseModel):
     # The content it was read from: the document's content hash (Document.content_hash, "" when the catalog
     # has none). A fact is reused only for the same content: a replaced, rebuilt filing is read again.
     content_hash: str = ""
+    # An amount's scale as code read it off the page (factcheck.scale): what the normalizer multiplies
+    # the value (with its own scale words) by; None when not read. scale_source says where it was read
+    # ('page 62: "(in millions except per share amounts)"') or why not ("unread: ..."), kept for the audit.
+    scale: float | None = None
+    scale_source: str = ""
 
     @property
     def usable(self) -> bool:
@@ -241,7 +267,7 @@ class Fact(BaseModel):
         return self.verdict in ("", "verified", "page_corrected", "not_disclosed")
 
 
-class Citation(BaseModel):
+class Citation(Plain):
     doc_id: str
     symbol: str
     year: int
@@ -249,7 +275,7 @@ class Citation(BaseModel):
     quote: str | None = None
 
 
-class DocumentFailure(BaseModel):
+class DocumentFailure(Plain):
     """A document the run could not read or ask about; reported in the answer, never dropped."""
 
     doc_id: str

@@ -24,7 +24,7 @@ from evaluate.matching.answer_view import AnswerView
 from evaluate.matching.company_check import check_companies
 from evaluate.matching.count_claims import contradicted_claim
 from evaluate.matching.gold_facts import GoldFacts, normalize_text, read_gold
-from evaluate.matching.hedges import hedged_gold
+from evaluate.matching.hedges import enumerated_gold, hedged_gold
 from evaluate.matching.number_match import same_digits, same_number
 from evaluate.matching.quantities import fold
 from evaluate.matching.question_traits import QuestionTraits, read_question
@@ -170,7 +170,7 @@ def final_match(
             if NO_COMPANY.search(view.text):
                 return MatchResult.right("both say no company qualifies")
         return MatchResult.undecided("the gold answer has no codes, numbers or dates to check")
-    hedge = hedged_gold(facts, view, traits.growth_quirk)
+    hedge = hedged_gold(facts, view, traits.growth_quirk) or enumerated_gold(facts, view, traits.growth_quirk)
     if hedge:
         return MatchResult.wrong(hedge)
     wrong_e, unclear_e = check_companies(traits, facts, view)

@@ -29,6 +29,7 @@ from evaluate.dataset import PublicItem
 from evaluate.runs.interruptible import interruptible
 from programs.analyst import Analyst
 from programs.batch import answer_batch
+from programs.lm.spend import stoppable
 from programs.protocols import Program
 from programs.run_folder import to_jsonable
 
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from tqdm import tqdm
 
 logger = logging.getLogger(__name__)
+# How long a Ctrl-C waits for the requests in flight to come back (the fake demo reader's take well
+# under a second); an answer finished meanwhile is kept, and the process still ends within 2 s.
+GRACE = 1.0
 
 
 @dataclass
@@ -156,15 +160,29 @@ def answer_all(
     items = [public(item) for item in items]
     kept = journal.answered(item.question_id for item in items) if journal is not None else {}
     todo = [item for item in items if item.question_id not in kept]
-    keep = journal.append if journal is not None else None
-    try:
-        fresh = interruptible(lambda: _answer(program, todo, concurrency, progress, keep)) if todo else None
-    except KeyboardInterrupt:
-        if journal is not None:
-            journal.close()  # a question the abandoned threads still finish is not written
-        if progress:  # the caller's line starts below the progress bars, not at the end of one
-            print(file=sys.stderr)
-        raise
+    bars = Bars(progress)
+    with stoppable() as stopped:
+
+        def keep(answered: Answered) -> None:
+            if journal is not None and not (stopped.is_set() and answered.error):  # not one the stop failed
+                journal.append(answered)
+
+        def stop() -> None:
+            stopped.set()  # no new LM request; the ones in flight finish, and their answers are kept
+            bars.silence()  # nothing redraws over the line the caller prints next
+
+        try:
+            fresh = (
+                interruptible(
+                    lambda: _answer(program, todo, concurrency, bars, keep), on_interrupt=stop, grace=GRACE
+                )
+                if todo
+                else None
+            )
+        except KeyboardInterrupt:
+            if journal is not None:
+                journal.close()  # what the abandoned threads finish after the grace is not written
+            raise  # the bars were closed (stop): the caller's line starts on a line of its own
     if fresh is None:  # every question kept from an earlier run: nothing was asked
         return Answers([kept[item.question_id] for item in items])
     by_id = {**kept, **{a.question_id: a for a in fresh.answered}}
@@ -177,13 +195,13 @@ def _answer(
     program: Program,
     items: list[PublicItem],
     concurrency: int,
-    progress: bool,
+    bars: Bars,
     keep: Callable[[Answered], None] | None,
 ) -> Answers:
     if isinstance(program, Analyst):
-        return answer_together(program, items, concurrency, progress, keep)
+        return answer_together(program, items, concurrency, bars, keep)
     results: dict[int, Answered] = {}
-    bar = _bar(len(items), progress, "questions", "q")
+    bar = bars.new(len(items), "questions", "q")
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="question") as pool:
         futures = {
             pool.submit(contextvars.copy_context().run, answer_one, program, item): i
@@ -204,12 +222,13 @@ def answer_together(
     program: Analyst,
     items: list[PublicItem],
     concurrency: int,
-    progress: bool,
+    bars: Bars | bool,
     keep: Callable[[Answered], None] | None = None,
 ) -> Answers:
     """The Analyst's run: every question planned, each document extracted once, each question finished
-    (and kept, if `keep`) as soon as it is."""
-    documents, questions = DocumentBar(progress), _bar(len(items), progress, "questions", "q")
+    (and kept, if `keep`) as soon as it is. `bars`: the progress bars (or whether to show them)."""
+    bars = bars if isinstance(bars, Bars) else Bars(bars)
+    documents, questions = DocumentBar(bars), bars.new(len(items), "questions", "q")
     start = time.perf_counter()
     answered: dict[int, Answered] = {}
     lock = threading.Lock()
@@ -248,23 +267,51 @@ def answer_together(
 class DocumentBar:
     """tqdm of documents extracted / total on stderr, one per extraction round, made when its total is known."""
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    def __init__(self, bars: Bars):
+        self.bars = bars
         self.bar: tqdm | None = None
 
     def __call__(self, done: int, total: int, outcome) -> None:
-        if not self.enabled:
+        if not self.bars.enabled:
             return
         if self.bar is None or done == 1:
             self.close()
-            self.bar = _bar(total, True, "documents", "doc", at_least=1)
-        if self.bar is not None:  # None only for a round of no documents
+            self.bar = self.bars.new(total, "documents", "doc", at_least=1)
+        if self.bar is not None:  # None for a round of no documents, or once silenced
             self.bar.update(1)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+class Bars:
+    """The run's progress bars on stderr; `silence()` (Ctrl-C) closes them and makes no new one, so the
+    threads still finishing do not redraw a bar over the line that follows (it ran on from 6 to 18 of
+    40, and the "interrupted" line was printed at its end)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self._made: list[tqdm] = []
+        self._silenced = False
+        self._lock = threading.Lock()
+
+    def new(self, total: int, desc: str, unit: str, at_least: int = 2) -> tqdm | None:
+        with self._lock:
+            if self._silenced:
+                return None
+            bar = _bar(total, self.enabled, desc, unit, at_least)
+            if bar is not None:
+                self._made.append(bar)
+            return bar
+
+    def silence(self) -> None:
+        with self._lock:
+            self._silenced = True
+            made, self._made = self._made, []
+        for bar in made:
+            bar.close()  # ends its line; tqdm then draws nothing more for it, whatever thread updates it
 
 
 def _bar(total: int, enabled: bool, desc: str, unit: str, at_least: int = 2) -> tqdm | None:

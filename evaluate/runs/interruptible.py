@@ -19,22 +19,42 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def interruptible(work: Callable[[], T], name: str = "answering") -> T:
+def interruptible(
+    work: Callable[[], T],
+    name: str = "answering",
+    on_interrupt: Callable[[], None] | None = None,
+    grace: float = 0.0,
+) -> T:
     """work() on a daemon thread in a copy of the caller's context (DSPy keeps its LM and usage tracker
-    in context variables); its result, or its exception re-raised here."""
+    in context variables); its result, or its exception re-raised here.
+
+    On Ctrl-C: on_interrupt() (e.g. refuse new LM requests, silence the progress bars), then up to
+    `grace` seconds for the work to end on its own (what it finishes meanwhile is the caller's to keep),
+    then KeyboardInterrupt; a second Ctrl-C cuts the grace short."""
     results: list[T] = []
     errors: list[BaseException] = []
+    done = threading.Event()  # not thread.join: a join cut short by Ctrl-C can report a live thread dead
 
     def run() -> None:
         try:
             results.append(work())
         except BaseException as exc:  # re-raised in the caller's thread, never printed by this one
             errors.append(exc)
+        finally:
+            done.set()
 
     thread = threading.Thread(target=contextvars.copy_context().run, args=(run,), name=name, daemon=True)
     thread.start()
-    while thread.is_alive():
-        thread.join(0.2)  # a bounded wait: a signal's KeyboardInterrupt is raised between two of them
+    try:
+        while not done.wait(
+            0.2
+        ):  # a bounded wait: a signal's KeyboardInterrupt is raised between two of them
+            pass
+    except KeyboardInterrupt:
+        if on_interrupt is not None:
+            on_interrupt()
+        done.wait(grace)
+        raise
     if errors:
         raise errors[0]
     return results[0]

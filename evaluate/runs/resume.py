@@ -31,11 +31,14 @@ def run_settings(
     program_hash: str,
     models: list[str],
     index: str,
+    endpoints: dict[str, str] | None = None,
 ) -> dict:
     """What makes two runs' answers interchangeable: the questions (file, content, selection), the
     program (variant and state), the models (the cascade's strong one included) and the index read. Not the concurrency: the same run gives the same
-    answers at any (programs.batch); not the judge: every answer is scored again when the run ends."""
-    return {
+    answers at any (programs.batch); not the judge: every answer is scored again when the run ends.
+    `endpoints`: the API bases stages set for themselves (recorded only when some stage has one, so a run
+    folder from before per-stage endpoints still resumes)."""
+    settings = {
         "dataset": str(Path(dataset_file).resolve()),
         "dataset_hash": items_hash,
         "split": split,
@@ -46,6 +49,9 @@ def run_settings(
         "models": list(models),
         "index": str(Path(index).resolve()),
     }
+    if endpoints:
+        settings["endpoints"] = dict(endpoints)
+    return settings
 
 
 def open_run_folder(out_dir: Path, settings: dict) -> AnswerJournal:

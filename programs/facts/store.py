@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS facts (
     field_unit TEXT NOT NULL DEFAULT '',
     verdict TEXT NOT NULL DEFAULT '',
     verdict_reason TEXT NOT NULL DEFAULT '',
+    scale REAL,
+    scale_source TEXT NOT NULL DEFAULT '',
     content_hash TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, content_hash, field, description)
 )
@@ -59,6 +61,8 @@ ADDED_COLUMNS = {
     "field_unit": "TEXT NOT NULL DEFAULT ''",
     "verdict": "TEXT NOT NULL DEFAULT ''",
     "verdict_reason": "TEXT NOT NULL DEFAULT ''",
+    "scale": "REAL",
+    "scale_source": "TEXT NOT NULL DEFAULT ''",
 }
 COLUMNS = (
     "doc_id",
@@ -75,6 +79,8 @@ COLUMNS = (
     "field_unit",
     "verdict",
     "verdict_reason",
+    "scale",
+    "scale_source",
     "content_hash",
 )
 
@@ -250,6 +256,8 @@ class FactStore:
                 f.field_unit,
                 f.verdict,
                 f.verdict_reason,
+                f.scale,
+                f.scale_source,
                 f.content_hash,
             )
             for f in facts

@@ -13,7 +13,7 @@ from programs.lm.stages import STAGES
 
 def price_setting(stage: str, own_model: bool) -> str:
     """The variables that price a stage's model (its own, or COLLATE_LM's)."""
-    suffix = f"_{stage.upper()}" if own_model and (stage in STAGES or stage == "escalate") else ""
+    suffix = f"_{stage.upper()}" if own_model and stage in STAGES else ""
     return f"COLLATE_PRICE_IN{suffix}/_OUT{suffix}"
 
 
@@ -21,8 +21,6 @@ def model_of(settings, stage: str) -> str | None:
     """The model a stage ran (None when the settings are not at hand or the stage is not one of ours)."""
     if settings is None:
         return None
-    if stage == "escalate":
-        return settings.lm_extractor_escalate
     return settings.model_for(stage) if stage in STAGES else settings.lm
 
 
@@ -57,8 +55,10 @@ def cost_figures(stages: dict, facts_saved_calls: int = 0, settings=None) -> dic
 
 def own_models(settings) -> set[str]:
     """The stages that run a model of their own, whose price setting has the stage's name."""
-    return {"escalate"} | {
-        stage for stage, (field, _) in STAGES.items() if settings is not None and getattr(settings, field)
+    return {
+        row.name
+        for row in STAGES.values()
+        if not row.fallback or (settings is not None and getattr(settings, row.model))
     }
 
 

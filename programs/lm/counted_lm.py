@@ -6,16 +6,27 @@ response's usage (empty for a cache hit: a free answer) and DSPy's own price est
 cache); a compile then charged every request twice. The LM also carries its stage's Price
 (programs/lm/prices.py), which replaces DSPy's estimate where the user set one.
 
+Identical requests made at once go out once (`__call__`): with the cache on, the second of two same
+requests in flight used to reach the server too, or be a cache hit, as the threads' timing fell (a demo
+run whose every question was asked twice under two ids sent 41 requests one time, 40 the next). The
+second now waits for the first and is answered from the cache: what is sent is a function of the inputs.
+
 Listeners are the LM watch (per-stage figures: programs/lm/progress.py) and any budget in
 force (programs/lm/spend.py); both attribute a call to the thread that made it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+
 import dspy
 
 from programs.lm.prices import Price
-from programs.lm.spend import Spent, report
+from programs.lm.spend import Spent, refuse_if_stopped, report
 
 
 class CountedLM(dspy.LM):
@@ -24,6 +35,16 @@ class CountedLM(dspy.LM):
     def __init__(self, model: str, *, price: Price | None = None, **kwargs):
         super().__init__(model, **kwargs)
         self.price = price
+        # programs/lm/reask.py re-asks at temperature 0 with a rollout_id on purpose, for its cache key
+        # only; DSPy would warn that it changes no generation, once per LM, on the user's console
+        self._warned_zero_temp_rollout = True
+
+    def __call__(self, prompt=None, *, messages=None, **kwargs):
+        refuse_if_stopped(self.model)  # a stopped run sends nothing new (evaluate.runs.answering on Ctrl-C)
+        if not self.cache:  # every request goes out anyway: nothing to wait for
+            return super().__call__(prompt, messages=messages, **kwargs)
+        with IN_FLIGHT.one_at_a_time(request_key(self, prompt, messages, kwargs)):
+            return super().__call__(prompt, messages=messages, **kwargs)
 
     def update_history(self, entry):
         super().update_history(entry)
@@ -42,3 +63,41 @@ def spent_of(model: str, entry: dict, price: Price | None) -> Spent:
     else:
         usd = entry.get("cost") if isinstance(entry.get("cost"), (int, float)) else None
     return Spent(model, tokens_in, tokens_out, usd, cached)
+
+
+def request_key(lm: dspy.LM, prompt, messages, kwargs: dict) -> str:
+    """What makes two requests the same for DSPy's cache (model, messages, settings), as a digest; the
+    key never holds the API key or endpoint, which the cache ignores too."""
+    settings = {
+        k: v for k, v in {**lm.kwargs, **kwargs}.items() if k not in ("api_key", "api_base", "base_url")
+    }
+    text = json.dumps(
+        [lm.model, prompt, messages, settings], sort_keys=True, default=repr, ensure_ascii=False
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class InFlight:
+    """One lock per request key while a request with that key is under way, shared by every LM (DSPy's
+    cache is one for the process)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._keys: dict[str, tuple[threading.Lock, list[int]]] = {}
+
+    @contextlib.contextmanager
+    def one_at_a_time(self, key: str) -> Iterator[None]:
+        with self._lock:
+            gate, users = self._keys.setdefault(key, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            with gate:
+                yield
+        finally:
+            with self._lock:
+                users[0] -= 1
+                if not users[0]:
+                    del self._keys[key]
+
+
+IN_FLIGHT = InFlight()

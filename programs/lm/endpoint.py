@@ -17,11 +17,8 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import dspy
-from dspy.adapters.json_adapter import (
-    JSONAdapter,
-    _get_structured_outputs_response_format,
-    _has_open_ended_mapping,
-)
+
+from programs.lm.patches import ResponseFormatAdapter, has_open_ended_mapping, structured_outputs_model
 
 # Hosts whose OpenAI-compatible API requires `max_completion_tokens` (reasoning models refuse `max_tokens`).
 HOSTED_OPENAI = ("api.openai.com", ".openai.azure.com")
@@ -60,7 +57,7 @@ def structured_mode(settings) -> str:
     return "off" if is_hosted_openai(settings.api_base) else "json_schema"
 
 
-class SchemaJSONAdapter(JSONAdapter):
+class SchemaJSONAdapter(ResponseFormatAdapter):
     """DSPy's JSONAdapter that always sends the signature's JSON schema as response_format.
 
     spelling "json_schema": OpenAI's `{"type": "json_schema", "json_schema": {...}}` (vLLM, Ollama,
@@ -72,25 +69,22 @@ class SchemaJSONAdapter(JSONAdapter):
         super().__init__(**kwargs)
         self.spelling = spelling
 
-    def _prepare_response_format(self, lm, lm_kwargs, signature):
-        if _has_open_ended_mapping(signature):
-            lm_kwargs["response_format"] = {"type": "json_object"}
-            return
+    def response_format(self, signature) -> dict | None:
+        if has_open_ended_mapping(signature):
+            return {"type": "json_object"}
         try:
-            model = _get_structured_outputs_response_format(signature, self.use_native_function_calling)
+            model = structured_outputs_model(signature, self.use_native_function_calling)
         except Exception:  # a schema pydantic cannot express: JSON mode still constrains the syntax
-            lm_kwargs["response_format"] = {"type": "json_object"}
-            return
+            return {"type": "json_object"}
         if self.spelling == "json_object":
-            lm_kwargs["response_format"] = {"type": "json_object", "schema": model.model_json_schema()}
-        else:
-            # The wire form, not the pydantic class: LiteLLM turns a class into this dict inside the very
-            # kwargs DSPy keys its cache on, so the key stored after a call never matched the key looked up
-            # before it, and every structured call missed the cache (the demo's planner and extractor, 22
-            # of its 42 calls, paid again on every rerun). Given the dict, LiteLLM sends it unchanged.
-            from litellm.utils import type_to_response_format_param  # here: importing LiteLLM takes ~3 s
+            return {"type": "json_object", "schema": model.model_json_schema()}
+        # The wire form, not the pydantic class: LiteLLM turns a class into this dict inside the very
+        # kwargs DSPy keys its cache on, so the key stored after a call never matched the key looked up
+        # before it, and every structured call missed the cache (the demo's planner and extractor, 22
+        # of its 42 calls, paid again on every rerun). Given the dict, LiteLLM sends it unchanged.
+        from litellm.utils import type_to_response_format_param  # here: importing LiteLLM takes ~3 s
 
-            lm_kwargs["response_format"] = type_to_response_format_param(model)
+        return type_to_response_format_param(model)
 
 
 def apply_structured(settings) -> str:

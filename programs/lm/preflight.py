@@ -30,6 +30,7 @@ from dspy.utils.exceptions import (
 
 from programs.lm import spend
 from programs.lm.settings import Settings, build_lm
+from programs.lm.stages import STAGES
 from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -70,24 +71,21 @@ def check_isolation(settings: Settings) -> None:
 def preflight(settings: Settings, stages: list[str | None] | None = None) -> None:
     """Check each distinct model the stages use (None: the default LM) with one 1-token call; with the
     extractor, the cascade's strong model too (a dead one would leave every doubted fact unchecked)."""
-    checked: set[str] = set()
+    checked: set[tuple] = set()
     stages = list(stages or [None])
-    if settings.lm_extractor_escalate and "extractor" in stages:
-        stages.append("escalate")
+    stages += [row.name for row in STAGES.values() if row.runs_with in stages and row.name not in stages]
     for stage in stages:
-        model = model_of(settings, stage)
-        if model in checked or (stage is not None and not model):
-            continue  # checked already, or a stage with no model of its own and no fallback (no judge named)
-        checked.add(model)
-        check(settings, stage)
+        model = settings.model_for(stage) or ""
+        if stage is not None and not model:
+            continue  # a stage with no model of its own and no fallback (no judge named)
+        endpoint = (model, *settings.endpoint_for(stage))
+        if endpoint not in checked:
+            checked.add(endpoint)
+            check(settings, stage, model, endpoint[1])
 
 
-def model_of(settings: Settings, stage: str | None) -> str:
-    return (settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)) or ""
-
-
-def check(settings: Settings, stage: str | None = None) -> None:
-    model = model_of(settings, stage)
+def check(settings: Settings, stage: str | None, model: str, api_base: str | None) -> None:
+    """One 1-token call of the stage's LM (`model` at `api_base`, as the settings give them)."""
     seconds = min(settings.timeout, TIMEOUT)
     try:
         lm = build_lm(settings.replace(num_retries=0, timeout=seconds, cache=False), stage)
@@ -99,7 +97,27 @@ def check(settings: Settings, stage: str | None = None) -> None:
     except LMRateLimitError as e:
         logger.warning("the LM is rate-limiting already (%s); the run's retries will wait", _first_line(e))
     except Exception as e:
-        raise LMUnavailable(f"LM check failed: {unavailable(e, settings.api_base, model, seconds)}") from None
+        found = unavailable(e, api_base, model, seconds)
+        raise LMUnavailable(f"LM check failed: {own_settings(found, settings, stage)}") from None
+
+
+def own_settings(line: str, settings: Settings, stage: str | None) -> str:
+    """The line naming the stage's own variables and flags where it set them (COLLATE_API_BASE_ESCALATE,
+    --api-base-escalate), so the fix it names is the one that applies."""
+    row = STAGES.get(stage or "")
+    if row is None:
+        return line
+    own = [(row.model, "lm")] if row.model != "lm_judge" else []
+    own += [(name, name.rsplit("_", 1)[0]) for name in row.endpoint_fields or ()]  # api_base_x -> api_base
+    for name, shared in own:
+        if getattr(settings, name):
+            flag = "--" + name.replace("_", "-")
+            line = re.sub(
+                rf"COLLATE_{shared.upper()}\b( \(--{shared.replace('_', '-')}\))?",
+                f"COLLATE_{name.upper()} ({flag})",
+                line,
+            )
+    return line
 
 
 def unavailable(error: Exception, api_base: str | None, model: str, seconds: float) -> str:

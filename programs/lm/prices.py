@@ -70,7 +70,7 @@ def price_for(settings: Settings, stage: str | None, model: str | None = None) -
     A stage's own price, else COLLATE_PRICE_IN/_OUT when the stage runs COLLATE_LM's model, else the
     table's price for the model, else None (price unknown)."""
     if model is None:
-        model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
+        model = settings.model_for(stage)
     own = set_price(settings, f"_{stage}") if stage else None
     if own is not None:
         return own
@@ -85,22 +85,26 @@ def check_prices(settings: Settings) -> None:
     """Refuse half-set prices at start (before any call), not at the first priced response."""
     from programs.lm.stages import STAGES
 
-    for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES)):
+    for suffix in ("", *(f"_{stage}" for stage in STAGES)):
         set_price(settings, suffix)
 
 
 def unpriced(settings: Settings, stages: list[str | None]) -> dict[str, list[str]]:
     """The models these stages call that have no known price: {model: [setting that prices it, ...stages]}.
-    With the extractor, the cascade's strong model too (its calls are the stage "escalate")."""
+    With the extractor, the cascade's strong model too (a stage that runs beside one: programs/lm/stages.py)."""
+    from programs.lm.stages import STAGES
+
     stages = list(stages)
-    if settings.lm_extractor_escalate and "extractor" in stages:
-        stages.append("escalate")
+    stages += [row.name for row in STAGES.values() if row.runs_with in stages and row.name not in stages]
     found: dict[str, list[str]] = {}
     for stage in stages:
-        model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
+        model = settings.model_for(stage)
         if not model or price_for(settings, stage, model) is not None:
             continue
-        suffix = "" if model == settings.lm and stage != "escalate" else f"_{(stage or '').upper()}"
+        # COLLATE_LM's model is priced by COLLATE_PRICE_IN/_OUT, except in a stage that runs beside another
+        # (the cascade's strong extractor), which is named by its own setting
+        beside = stage is not None and STAGES[stage].runs_with is not None
+        suffix = "" if model == settings.lm and not beside else f"_{(stage or '').upper()}"
         setting = f"COLLATE_PRICE_IN{suffix}/_OUT{suffix}"
         named = found.setdefault(model, [])
         named += [setting] if setting not in named else []

@@ -40,6 +40,7 @@ COUNTS = (
     "calls",
     "lm_errors",
     "parse_failures",
+    "parse_retries",
     "seconds",
     "tokens_in",
     "tokens_out",
@@ -54,6 +55,7 @@ METRIC_NAMES = {
     "calls": "lm_calls",
     "lm_errors": "lm_errors",
     "parse_failures": "lm_parse_failures",
+    "parse_retries": "lm_parse_retries",
     "seconds": "lm_seconds",
     "tokens_in": "tokens_in",
     "tokens_out": "tokens_out",
@@ -150,6 +152,11 @@ class LMWatch(BaseCallback):
             with self._lock:
                 self._counts[self._stage()]["parse_failures"] += 1
 
+    def reasked(self) -> None:
+        """A reply the stage could not parse is asked again (programs/lm/reask.py)."""
+        with self._lock:
+            self._counts[self._stage()]["parse_retries"] += 1
+
     def add(self, spent) -> None:
         """What one answered call spent (a counted_lm.Spent), under the stage whose predictor made it."""
         with self._lock:
@@ -201,11 +208,11 @@ def stage_labels(program) -> dict[int, str]:
     """id(predictor) -> stage name for the program's stage attributes (programs.lm.stages.STAGES)."""
 
     labels = {}
-    for stage, (_, attribute) in STAGES.items():
-        module = getattr(program, attribute, None) if attribute and program is not None else None
+    for row in STAGES.values():
+        module = getattr(program, row.attribute, None) if row.attribute and program is not None else None
         if module is not None:
             for _, predictor in module.named_predictors():
-                labels[id(predictor)] = stage
+                labels[id(predictor)] = row.name
     return labels
 
 
@@ -265,7 +272,8 @@ def since(after: dict, before: dict) -> dict[str, dict[str, float]]:
 
 
 def _pipeline_order(stage: str) -> tuple[int, str]:
-    """Stages in the order the Analyst runs them (then the judge), any other name after, by name."""
+    """Stages in the order of the stage table (the Analyst's, then the judge, escalate, reflection), any
+    other name after, by name."""
 
     order = list(STAGES)
     return (order.index(stage), "") if stage in order else (len(order), stage)
@@ -304,7 +312,11 @@ def trouble_line(stages: dict) -> str:
     for stage, c in stages.items():
         troubles = [
             _plural(c.get(k, 0), word)
-            for k, word in (("parse_failures", "parse failure"), ("lm_errors", "LM error"))
+            for k, word in (
+                ("parse_failures", "parse failure"),
+                ("parse_retries", "re-ask"),
+                ("lm_errors", "LM error"),
+            )
             if c.get(k, 0)
         ]
         if troubles:

@@ -2,8 +2,8 @@
 
 Why: DSPy retries 429s, 5xx and timeouts itself and honours any Retry-After a server sends. A 429 with
 `Retry-After: 86400` slept for a day while the progress line said the request "gives up after 10 s"
-(issue 22). DSPy 3.4 has no setting for it, so `cap_waits` wraps the one function that decides the
-wait (dspy.clients.execution._delay, as programs/lm/spend.py wraps `_engine` to count requests): a
+(issue 22). DSPy 3.4 has no setting for it, so `cap_waits` replaces the one function that decides the
+wait (programs/lm/patches.py replace_retry_delay): a
 server that asks for more than the cap fails that call at once, naming what it asked for, so the
 document is reported failed and the run goes on; shorter waits are logged with their reason.
 Which errors are retried, and how often, stays DSPy's (num_retries).
@@ -14,12 +14,11 @@ from __future__ import annotations
 import logging
 import threading
 
-from dspy.clients import execution
+from programs.lm import patches
 
 log = logging.getLogger(__name__)
 _LOCK = threading.Lock()
 _CAP = {"seconds": 60.0}
-_DSPY_DELAY = execution._delay
 
 
 class WaitTooLong(RuntimeError):
@@ -34,7 +33,7 @@ def planned_wait(exc: Exception, attempt: int, max_wait: float) -> float:
             f"the LM server asked to wait {asked:g} s before retrying (Retry-After), more than "
             f"COLLATE_MAX_WAIT={max_wait:g} s: this call failed; raise COLLATE_MAX_WAIT to wait, or try later"
         ) from exc
-    return min(_DSPY_DELAY(exc, attempt), max_wait)
+    return min(patches.DSPY_DELAY(exc, attempt), max_wait)
 
 
 def _capped_delay(exc, attempt):
@@ -52,4 +51,4 @@ def cap_waits(max_wait: float) -> None:
     """Bound every wait before an LM retry in this process to max_wait seconds (idempotent)."""
     with _LOCK:
         _CAP["seconds"] = float(max_wait)
-        execution._delay = _capped_delay
+        patches.replace_retry_delay(_capped_delay)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 import dspy  # noqa: E402
 
 from programs.lm.prices import check_prices  # noqa: E402
-from programs.lm.stages import ANALYST_STAGES, STAGES  # noqa: E402
+from programs.lm.stages import PROGRAM_STAGES, STAGES, Stage  # noqa: E402
 from signatures.env_flags import parse_flag  # noqa: E402
 
 ENV_PREFIX = "COLLATE_"
@@ -54,6 +54,19 @@ class Settings:
     # extractor's own model fail the check against their pages, or come back "not disclosed" where the
     # other documents of their kind disclose the field (programs/stages/cascade.py). None: no cascade.
     lm_extractor_escalate: str | None = None
+    # GEPA's reflection model (optimize/optimizers.py): COLLATE_LM's unless named.
+    lm_reflection: str | None = None
+    # Their own endpoints (issue 31 item 8): a cheap local extractor beside a hosted strong one, a judge
+    # on another server. Unset, a stage uses COLLATE_API_BASE / COLLATE_API_KEY; a base of its own with no
+    # key of its own still sends COLLATE_API_KEY. Which stages take one: programs/lm/stages.py.
+    api_base_extractor: str | None = None
+    api_key_extractor: str | None = None
+    api_base_escalate: str | None = None
+    api_key_escalate: str | None = None
+    api_base_judge: str | None = None
+    api_key_judge: str | None = None
+    api_base_reflection: str | None = None
+    api_key_reflection: str | None = None
     # Dollars per million tokens, prompt (in) and completion (out). Unset, the price comes from DSPy's
     # offline price table for the stage's model, and a model the table lacks is reported "price unknown".
     # price_in/_out price COLLATE_LM's model; price_in_<stage>/_out_<stage> a stage's own model.
@@ -73,6 +86,8 @@ class Settings:
     price_out_judge: float | None = None
     price_in_escalate: float | None = None
     price_out_escalate: float | None = None
+    price_in_reflection: float | None = None
+    price_out_reflection: float | None = None
     temperature: float = 0.0
     max_tokens: int = 4000
     num_retries: int = 3  # retries of a request that failed with 429 / 5xx / a timeout (programs/lm/retry.py)
@@ -80,6 +95,7 @@ class Settings:
         60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
     )
     timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
+    parse_retries: int = 2  # fresh re-asks of a reply a stage cannot parse (programs/lm/reask.py)
     cache: bool = True
     # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
     # document's extraction; on a slow local server a tight limit is what bounds a call's time.
@@ -127,6 +143,7 @@ class Settings:
     RANGES = {
         "max_tokens": (1, 1_000_000),
         "num_retries": (0, 20),
+        "parse_retries": (0, 10),
         "timeout": (1, 86_400),
         "max_wait": (0, 86_400),
         "temperature": (0, 2),
@@ -139,18 +156,11 @@ class Settings:
         "sandbox_memory_mb": (512, 1 << 20),
         "sandbox_disk_mb": (1, 1 << 20),
         "sandbox_output_bytes": (1, 1 << 30),
-        "max_tokens_planner": (1, 1_000_000),
-        "max_tokens_extractor": (1, 1_000_000),
-        "max_tokens_normalizer": (1, 1_000_000),
-        "max_tokens_coder": (1, 1_000_000),
-        "max_tokens_answer": (1, 1_000_000),
-        "max_tokens_judge": (1, 1_000_000),
         "lm_progress_every": (0, 86_400),
-        **{
-            f"price_{way}{suffix}": (0, 10_000)
-            for way in ("in", "out")
-            for suffix in ("", "_escalate", *(f"_{stage}" for stage in STAGES))
-        },
+        **{row.tokens_field: (1, 1_000_000) for row in STAGES.values()},
+        "price_in": (0, 10_000),
+        "price_out": (0, 10_000),
+        **{field: (0, 10_000) for row in STAGES.values() for field in row.price_fields},
     }
     # name -> accepted words.
     CHOICES = {
@@ -218,14 +228,29 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
     def model_for(self, stage: str | None) -> str | None:
-        """The model a stage uses: its own override, else COLLATE_LM."""
+        """The model a stage uses: its own, else COLLATE_LM's where its row falls back to it (None: no model)."""
         if stage is None:
             return self.lm
-        if stage not in STAGES:
-            raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
         if stage == "judge":
             return self.judge_model()
-        return getattr(self, STAGES[stage][0]) or self.lm
+        row = _row(stage)
+        return getattr(self, row.model) or (self.lm if row.fallback else None)
+
+    def endpoint_for(self, stage: str | None) -> tuple[str | None, str | None]:
+        """(API base, API key) of a stage: its own where its row takes one and it is set, else the shared."""
+        fields = _row(stage).endpoint_fields if stage is not None else None
+        if fields is None:
+            return self.api_base, self.api_key
+        base, key = (getattr(self, name) for name in fields)
+        return base or self.api_base, key or self.api_key
+
+    def own_endpoints(self) -> dict[str, str]:
+        """stage -> the API base it sets for itself (for run.json; never a key)."""
+        return {
+            row.name: getattr(self, row.endpoint_fields[0])
+            for row in STAGES.values()
+            if row.endpoint_fields and getattr(self, row.endpoint_fields[0])
+        }
 
     def judge_model(self) -> str | None:
         """The judge's model: only the one named (COLLATE_LM_JUDGE, --judge), never COLLATE_LM by default.
@@ -238,8 +263,7 @@ class Settings:
     def models_under_test(self) -> list[str]:
         """The models the program's stages use (COLLATE_LM, the per-stage overrides and the cascade's strong
         extractor)."""
-        stages = {self.model_for(stage) for stage in ANALYST_STAGES} | {self.lm_extractor_escalate}
-        return sorted(m for m in stages if m)
+        return sorted({m for stage in PROGRAM_STAGES if (m := self.model_for(stage))})
 
     def self_judged(self) -> bool:
         """The judge is a model under test: its verdicts grade its own answers."""
@@ -250,16 +274,21 @@ class Settings:
         """The output-token limit of a stage: its own max_tokens_<stage>, else max_tokens."""
         if stage is None:
             return self.max_tokens
-        if stage not in STAGES:
-            raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
-        return getattr(self, f"max_tokens_{stage}") or self.max_tokens
+        return getattr(self, _row(stage).tokens_field) or self.max_tokens
 
     def as_params(self) -> dict:
         """Every setting, flat, for logging; the API key is masked."""
         params = dataclasses.asdict(self)
-        if params.get("api_key"):
-            params["api_key"] = "***"
+        for name in params:
+            if (name == "api_key" or name.startswith("api_key_")) and params[name]:
+                params[name] = "***"
         return params
+
+
+def _row(stage: str) -> Stage:
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; valid: {sorted(STAGES)}")
+    return STAGES[stage]
 
 
 def _parse(f: dataclasses.Field, raw: str):
@@ -287,14 +316,15 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
     (programs.lm.endpoint: `max_tokens` for local servers, `max_completion_tokens` for OpenAI)."""
     from programs.lm.endpoint import engine_for
 
-    model = settings.lm_extractor_escalate if stage == "escalate" else settings.model_for(stage)
+    model = settings.model_for(stage)
     if not model:
         raise NoLMConfigured()
     kwargs = {}
-    if settings.api_base:
-        kwargs["api_base"] = settings.api_base
-    if settings.api_key:
-        kwargs["api_key"] = settings.api_key
+    api_base, api_key = settings.endpoint_for(stage)
+    if api_base:
+        kwargs["api_base"] = api_base
+    if api_key:
+        kwargs["api_key"] = api_key
     from programs.lm.counted_lm import CountedLM
     from programs.lm.prices import price_for
     from programs.lm.retry import cap_waits
@@ -304,7 +334,7 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         model,
         price=price_for(settings, stage, model),
         temperature=settings.temperature,
-        max_tokens=settings.max_tokens_for("extractor" if stage == "escalate" else stage),
+        max_tokens=settings.max_tokens_for(stage),
         num_retries=settings.num_retries,
         timeout=settings.timeout,
         cache=settings.cache,
@@ -314,38 +344,51 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
 
 
 def has_own_lm(settings: Settings, stage: str) -> bool:
-    """A stage gets its own LM when it names its own model, output-token limit or price."""
+    """A stage gets its own LM when it names its own model, output-token limit, price or endpoint."""
+    row = _row(stage)
     return bool(
-        getattr(settings, STAGES[stage][0])
-        or getattr(settings, f"max_tokens_{stage}")
-        or getattr(settings, f"price_in_{stage}")
+        getattr(settings, row.model)
+        or getattr(settings, row.tokens_field)
+        or getattr(settings, row.price_fields[0])
+        or (row.endpoint_fields and any(getattr(settings, name) for name in row.endpoint_fields))
     )
 
 
 def configure(settings: Settings, program=None) -> dspy.LM:
     """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
     per-stage LMs to the program's stage modules. Called by CLIs only."""
+    from programs.lm import reask
     from programs.lm.endpoint import apply_structured
     from programs.lm.progress import LMWatch, install, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)
+    reask.unwrap()
     apply_structured(settings)
+    reask.wrap(settings.parse_retries)
     watch = install(
         LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
     )
     if program is not None:
-        for stage, (_, attribute) in STAGES.items():
-            module = getattr(program, attribute, None) if attribute else None
-            if module is not None and has_own_lm(settings, stage):
-                module.set_lm(build_lm(settings, stage))
-        # the cascade's strong extractor (programs/stages/cascade.py), counted apart as "escalate"
-        escalation = getattr(getattr(program, "extractor", None), "escalation", None)
-        if escalation is not None:
-            if settings.lm_extractor_escalate == settings.model_for("extractor"):
+        for row in STAGES.values():
+            module = getattr(program, row.attribute, None) if row.attribute else None
+            if module is not None and has_own_lm(settings, row.name):
+                module.set_lm(build_lm(settings, row.name))
+        # a stage that runs beside another (the cascade's strong extractor, programs/stages/cascade.py),
+        # counted apart under its own name
+        for row in STAGES.values():
+            if row.attach_to is None or row.runs_with is None:
+                continue
+            hook = program
+            for name in row.attach_to.split("."):
+                hook = getattr(hook, name, None)
+            if hook is None:
+                continue
+            same = settings.model_for(row.name) == settings.model_for(row.runs_with)
+            if same and settings.endpoint_for(row.name) == settings.endpoint_for(row.runs_with):
                 raise ValueError(
-                    f"COLLATE_LM_EXTRACTOR_ESCALATE={settings.lm_extractor_escalate} is the extractor's own "
-                    "model: name a stronger one, or unset it for no cascade"
+                    f"COLLATE_{row.model.upper()}={getattr(settings, row.model)} is the {row.runs_with}'s "
+                    "own model: name a stronger one, or unset it for no cascade"
                 )
-            escalation.attach(build_lm(settings, "escalate"), watch)
+            hook.attach(build_lm(settings, row.name), watch)
     return default

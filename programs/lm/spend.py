@@ -7,12 +7,8 @@ added when the answer comes back (programs/lm/counted_lm.py reports each answere
 a cap is checked before each request against what the answered ones cost: the requests in flight when
 the cap is crossed still finish (at most `concurrency` of them), no new one starts.
 
-Where: DSPy 3.4's `dspy.clients.execution.execute` / `aexecute` answer from the cache first and only
-on a miss pick a backend with `_engine(lm, call, asynchronous)`. Every LM object (per-stage LMs, an
-optimizer's copies with new rollout ids, GEPA's reflection LM) goes through there, so charging in
-`_engine` counts exactly the requests, whatever object made them; the `cache_hit` flag of the result
-`execute` returns counts the free answers. (A DSPy callback could count, but DSPy swallows exceptions
-raised in callbacks, so it could never refuse.)
+Where: before every request DSPy sends, whatever LM object makes it, and after every answer its cache
+gives (programs/lm/patches.py request_hooks, which says how), so exactly the requests are charged.
 
 A refusal in a compile raises `BudgetExhausted`, a BaseException on purpose: DSPy's evaluators and
 optimizers catch `Exception` per example and go on, so MIPROv2 ran all its trials on refused calls and
@@ -31,7 +27,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import dspy.clients.execution as execution
+from programs.lm import patches
 
 
 @dataclass(frozen=True)
@@ -83,7 +79,7 @@ def detach(listener) -> None:
 
 def refusal(exception: BaseException | None) -> bool:
     """The exception is a budget's refusal: no request left, so it is neither a call nor an LM error."""
-    return isinstance(exception, (BudgetReached, BudgetExhausted))
+    return isinstance(exception, (BudgetReached, BudgetExhausted, Stopped))
 
 
 class Budget:
@@ -191,6 +187,34 @@ class Budget:
         )
 
 
+class Stopped(BaseException):  # noqa: N818 -- the name says what happened
+    """Raised instead of an LM request once the run that made it was stopped (Ctrl-C): the requests in
+    flight finish, and what they answer is kept, but no new one is sent. A BaseException, as
+    BudgetExhausted: the stages catch Exception and go on with what they have (a question whose code
+    call was refused was answered without its result, and kept); this one fails the whole question."""
+
+
+_stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("collate_stop", default=None)
+
+
+@contextlib.contextmanager
+def stoppable() -> Iterator[threading.Event]:
+    """Inside, and in every thread started in a copy of this context, LM requests are refused with
+    Stopped once the event yielded is set (counted_lm.CountedLM asks `refuse_if_stopped` first)."""
+    event = threading.Event()
+    token = _stop.set(event)
+    try:
+        yield event
+    finally:
+        _stop.reset(token)
+
+
+def refuse_if_stopped(model: str = "") -> None:
+    event = _stop.get()
+    if event is not None and event.is_set():
+        raise Stopped(f"the run was stopped (Ctrl-C) before this request to {model or 'the LM'} was sent")
+
+
 _unreported: contextvars.ContextVar[bool] = contextvars.ContextVar("collate_unreported", default=False)
 
 
@@ -217,43 +241,15 @@ def report(spent: Spent) -> None:
 @contextlib.contextmanager
 def enforced(budget: Budget) -> Iterator[Budget]:
     """While inside, every LM request in the process is charged to `budget` first; cache hits are counted."""
-    if not hasattr(execution, "_engine"):
-        raise RuntimeError(
-            "dspy.clients.execution._engine is gone: this DSPy version routes requests elsewhere; "
-            "pin dspy 3.4.x (pyproject.toml) or move programs/lm/spend.py's hook"
-        )
-    inner_engine, inner_execute, inner_aexecute = execution._engine, execution.execute, execution.aexecute
-
-    def charged_engine(lm, call, asynchronous):
-        budget.charge(getattr(lm, "model", ""))  # reached only on a cache miss: a real request follows
-        return inner_engine(lm, call, asynchronous)
-
-    def counted_execute(lm, call):
-        result = inner_execute(lm, call)
-        if getattr(result, "cache_hit", False):
-            budget.cache_hit()
-        return result
-
-    async def counted_aexecute(lm, call):
-        result = await inner_aexecute(lm, call)
-        if getattr(result, "cache_hit", False):
-            budget.cache_hit()
-        return result
-
     threads_before = set(threading.enumerate())
-    execution._engine, execution.execute, execution.aexecute = (
-        charged_engine,
-        counted_execute,
-        counted_aexecute,
-    )
-    attach(budget)
-    try:
-        yield budget
-    finally:
-        if budget.exhausted:
-            settle(threads_before)
-        detach(budget)
-        execution._engine, execution.execute, execution.aexecute = inner_engine, inner_execute, inner_aexecute
+    with patches.request_hooks(lambda lm: budget.charge(getattr(lm, "model", "")), budget.cache_hit):
+        attach(budget)
+        try:
+            yield budget
+        finally:
+            if budget.exhausted:
+                settle(threads_before)
+            detach(budget)
 
 
 def settle(threads_before: set[threading.Thread], seconds: float = 30.0) -> None:

@@ -108,7 +108,7 @@ def escalation_note(quote: Quote, settings) -> None:
     extracted document, each the size of its cheap call. Not in the total: how many documents fail the
     check is known only after the cheap model has answered (bench/cascade.py: 30% of the demo's
     documents with a cheap reader wrong on 20% of them, 16% with one that never errs)."""
-    model = settings.lm_extractor_escalate
+    model = settings.model_for("escalate")
     extraction = quote.stages.get("extractor")
     if not model or extraction is None or not extraction.calls:
         return

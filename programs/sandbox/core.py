@@ -32,7 +32,7 @@ import weakref
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from programs.sandbox import isolation, policy
+from programs.sandbox import isolation, leftovers, policy
 from programs.sandbox.process import Outcome, kill_uid, watch
 from programs.sandbox.verdict import verdict
 
@@ -365,8 +365,11 @@ def _run_watched(
     """The background half of a prepared run: build its folder, start and watch the runner, clean up."""
     uid = isolation.throwaway_uid()
     owned = [code_read, control_read]  # watch() takes them over once called
+    mark: int | None = None  # the folder's marker, held until the folder is gone (leftovers.py)
     try:
-        with tempfile.TemporaryDirectory(prefix="collate-sandbox-") as tmp:
+        leftovers.sweep_once()  # the folders a killed run of this user left, once per process
+        with tempfile.TemporaryDirectory(prefix=leftovers.PREFIX) as tmp:
+            mark = leftovers.claim(Path(tmp))
             argv, env, work_dir, status_fds = _build_job(Path(tmp), records, limits, via_bwrap, uid)
             owned = []
             try:
@@ -394,6 +397,8 @@ def _run_watched(
     finally:
         for fd in owned:
             os.close(fd)
+        if mark is not None:
+            os.close(mark)
 
 
 def _build_job(

@@ -2,102 +2,49 @@
 
 Known facts come from the fact store (no LM call when a document's fields are all known). Passages
 come from the document's own index: k per field description and per sub-query, deduplicated, each
-prefixed "[page N]". Documents run concurrently in one bounded thread pool: retrieval runs ahead, and a
-semaphore bounds the LM calls. A document whose call still fails after the LM's own retries becomes a
-DocumentFailure, never dropped. With a cascade (COLLATE_LM_EXTRACTOR_ESCALATE), a document whose
-facts code doubts is asked again of a strong model (programs/stages/cascade.py says when and why).
+prefixed "[page N]". Documents run concurrently in one bounded thread pool (extract_batches.py). A
+document whose call still fails after the LM's own retries becomes a DocumentFailure, never dropped.
+Facts that fail the check against their pages are asked once more (extract_repair.py); with a cascade
+(COLLATE_LM_EXTRACTOR_ESCALATE) a document whose facts code doubts is asked again of a strong model
+(extract_escalation.py; programs/stages/cascade.py says when and why). What is stored, and when, is
+extract_facts.py's policy.
 """
 
 from __future__ import annotations
 
-import contextvars
+import functools
 import hashlib
 import logging
-import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
 
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 
-from programs.facts.store import Merge, Reuse
-from programs.lm.errors import lm_error_reason
+from programs.facts.field_match import FieldMatcher
+from programs.facts.store import FactStore, Reuse
 from programs.protocols import DocumentStore
-from programs.stages.cascade import (
-    CHECK,
-    NOT_DISCLOSED,
-    PARSE,
-    DocumentSpend,
-    Escalation,
-    Tokens,
-    cascade_log,
-    undisclosed_suspects,
-)
+from programs.stages.cascade import CHECK, PARSE, DocumentSpend, Escalation, Tokens
+from programs.stages.extract_batches import OnDone, run_all
+from programs.stages.extract_escalation import Escalating
+from programs.stages.extract_facts import FactWrites
+from programs.stages.extract_repair import repaired
+from programs.stages.extraction import DocumentJob, DocumentOutcome, Extraction, Gate, Pages, Stop, collect
 from programs.stages.planner import column_name, fields_of
 from programs.stages.spans import PassageRetriever
-from programs.stages.verification import checked, feedback_for
+from programs.stages.verification import checked
 from signatures.extractor import ExtractFacts
-from signatures.types import Document, DocumentFailure, ExtractedValue, Fact, FieldSpec, SubQuery
+from signatures.types import ExtractedValue, Fact, FieldSpec, SubQuery
 
 logger = logging.getLogger(__name__)
-
-# Threads that retrieve passages ahead of the LM calls (which `settings.concurrency` bounds separately).
-RETRIEVAL_THREADS = 64
-
-
-@dataclass
-class DocumentJob:
-    """What one document must yield, and what the fact store already knows of it."""
-
-    doc: Document
-    subqueries: list[SubQuery]
-    fields: list[FieldSpec]
-    known: dict[str, Fact]
-    missing: list[FieldSpec] = field(default_factory=list)
-    passages: list[str] = field(default_factory=list)
-    merges: list[Merge] = field(default_factory=list)
-    strong: dspy.Predict | None = None  # the cascade's strong predictor for this extraction (Escalation.like)
-
-
-@dataclass
-class DocumentOutcome:
-    doc_id: str
-    facts: list[Fact]
-    failure: DocumentFailure | None = None
-    asked_lm: bool = False
-    repaired: bool = False  # a second call was made for facts that failed the check
-    escalated: str = ""  # why the cascade's strong model was asked (cascade.CHECK, PARSE, NOT_DISCLOSED)
-    spend: DocumentSpend = field(default_factory=DocumentSpend)  # tokens by model (cascade runs only)
-    # with a cascade: the cheap model's facts of this document, and those of them the store gets only once
-    # the second wave passes them (its "not disclosed" ones; the disclosed ones are stored at once)
-    cheap: list[Fact] = field(default_factory=list)
-    pending: list[Fact] = field(default_factory=list)
-
-
-@dataclass
-class Extraction:
-    """Every document's facts in plan order, the documents that failed, and what the LM was shown."""
-
-    facts: list[Fact]
-    failures: list[DocumentFailure]
-    lm_documents: int  # documents that needed an LM call (the rest came from the fact store)
-    passages: dict[str, list[str]]  # document id -> the passages its call was given
-    merges: list[Merge] = field(default_factory=list)  # stored facts reused for reworded fields
-    repair_calls: int = 0  # second calls for facts that failed the check against their page
-    asked: list[str] = field(default_factory=list)  # the documents that needed an LM call, in plan order
-    repaired: list[str] = field(default_factory=list)  # the documents asked a second time
-    escalated: dict[str, str] = field(default_factory=dict)  # document -> why the strong model was asked
-    cascade: dict | None = None  # cascade.cascade_log(...) when a cascade ran, else None
 
 
 class DocumentExtractor(dspy.Module):
     def __init__(
         self,
         store: DocumentStore,
-        facts=None,
+        facts: FactStore | None = None,
         k: int = 5,
         concurrency: int = 16,
-        matcher=None,
+        matcher: FieldMatcher | None = None,
         any_model: bool = False,
         repair: bool = True,
         escalate: bool = False,
@@ -115,14 +62,21 @@ class DocumentExtractor(dspy.Module):
         self.escalation = Escalation() if escalate else None
         self.retrieve = PassageRetriever(store)  # a module so traces show each search (no predictor)
 
-    def forward(self, assignments: dict[str, list[SubQuery]], on_done=None) -> Extraction:
+    def forward(self, assignments: dict[str, list[SubQuery]], on_done: OnDone = None) -> Extraction:
         """on_done(done, total, outcome) is called as each document finishes (progress displays)."""
         strong = self.escalation.like(self.extract) if self.escalation is not None else None
         reuse = self.reuse(strong)
         jobs = [self.prepare(doc_id, sqs, reuse, strong) for doc_id, sqs in assignments.items()]
-        outcomes, traces = self.run_all(jobs, self.run_job, on_done)
-        if self.escalation is not None:
-            outcomes.update(self.second_wave(jobs, outcomes, on_done))
+        writes = FactWrites(self.facts, cascade=self.escalation is not None)
+        escalating = (
+            Escalating(self, writes, self.page_texts, self.repair, self.concurrency)
+            if self.escalation is not None
+            else None
+        )
+        task = functools.partial(self.run_job, writes, escalating)
+        outcomes, traces = run_all(jobs, task, on_done, self.concurrency)
+        if escalating is not None:
+            outcomes.update(escalating.second_wave(jobs, outcomes, on_done))
         if dspy.settings.trace is not None:  # plan order, not the order threads finished in
             for job in jobs:
                 # an escalated document's cheap call is not what it answered: no demo is made of it
@@ -141,51 +95,6 @@ class DocumentExtractor(dspy.Module):
             also = ((self.escalation.model, prompt_version(strong)),)
         return Reuse(self.model_name(), prompt_version(self.extract), self.any_model, self.matcher, also)
 
-    def run_all(
-        self, jobs: list[DocumentJob], task, on_done
-    ) -> tuple[dict[str, DocumentOutcome], dict[str, list]]:
-        """task(job, gate, stop) for every job in one bounded pool; outcomes and DSPy traces by document id
-        (the caller adds the traces to the optimizer's, in plan order)."""
-        outcomes: dict[str, DocumentOutcome] = {}
-        # Only the LM calls are bounded by `concurrency`; retrieval for the next documents runs while the
-        # current wave of calls is in flight, so a wave starts as soon as the previous one returns.
-        gate = threading.BoundedSemaphore(self.concurrency)
-        stop = (
-            threading.Event()
-        )  # set on Ctrl-C: calls in flight finish (their facts are kept), no new ones start
-        pool = ThreadPoolExecutor(
-            max_workers=max(1, min(len(jobs), RETRIEVAL_THREADS)), thread_name_prefix="extract"
-        )
-        try:
-            # Each task runs in a copy of the caller's context: DSPy settings (LM, usage tracker) live there.
-            futures = [
-                pool.submit(contextvars.copy_context().run, self.traced_job, job, gate, stop, task)
-                for job in jobs
-            ]
-            traces = {}
-            for future in as_completed(futures):
-                outcome, traces[outcome.doc_id] = future.result()
-                outcomes[outcome.doc_id] = outcome
-                if on_done:
-                    on_done(len(outcomes), len(jobs), outcome)
-        except BaseException:
-            stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
-        return outcomes, traces
-
-    def traced_job(self, job: DocumentJob, gate, stop, task=None) -> tuple[DocumentOutcome, list]:
-        """task (run_job by default) with its own trace: an optimizer bootstraps its extractor demo from the
-        trace, and threads appending to one list in finishing order made that demo, and so every later
-        extraction prompt, depend on timing (an identical compile rerun missed the cache on 6 extraction calls)."""
-        task = task or self.run_job
-        if dspy.settings.trace is None:
-            return task(job, gate, stop), []
-        with dspy.context(trace=[]):
-            outcome = task(job, gate, stop)
-            return outcome, list(dspy.settings.trace)
-
     def prepare(
         self, doc_id: str, subqueries: list[SubQuery], reuse: Reuse, strong: dspy.Predict | None = None
     ) -> DocumentJob:
@@ -199,7 +108,10 @@ class DocumentExtractor(dspy.Module):
         missing = [f for f in fields if f.name not in known]
         return DocumentJob(doc, subqueries, fields, known, missing, merges=merges, strong=strong)
 
-    def run_job(self, job: DocumentJob, gate: threading.Semaphore, stop: threading.Event) -> DocumentOutcome:
+    def run_job(
+        self, writes: FactWrites, escalating: Escalating | None, job: DocumentJob, gate: Gate, stop: Stop
+    ) -> DocumentOutcome:
+        """One document: ask, check against its pages, then repair, escalate or store as the policy says."""
         if not job.missing:
             return DocumentOutcome(job.doc.id, [job.known[f.name] for f in job.fields])
         spend = DocumentSpend()
@@ -214,19 +126,20 @@ class DocumentExtractor(dspy.Module):
                 checked(f, pages) for f in self.read(job, job.missing, pred["values"])
             ]  # not pred.values(): a method
             failing = [f for f in new if not f.usable]
-            if failing and self.escalation is not None:
-                return self.escalated(job, CHECK, new, gate, pages, spend)
+            if failing and escalating is not None:
+                return escalating.escalated(job, CHECK, new, gate, pages, spend)
             if failing and self.repair:
-                return self.finish(job, self.repaired(job, new, failing, gate, pages), repaired=True)
+                fixed = repaired(self, self.extract, job, new, failing, gate, pages)
+                return writes.finish(job, fixed, repaired=True)
             # with a cascade, a "not disclosed" may still go to the strong model in the second wave
-            hold = self.escalation is not None and any(not f.disclosed for f in new)
-            return self.finish(job, new, spend=spend, hold=hold)
+            hold = escalating is not None and any(not f.disclosed for f in new)
+            return writes.finish(job, new, spend=spend, hold=hold)
         except AdapterParseError as e:
-            if self.escalation is None:
-                return self.failed(job, e)
-            return self.escalated(job, PARSE, [], gate, self.page_texts(job.doc.id), spend)
+            if escalating is None:
+                return writes.failed(job, e)
+            return escalating.escalated(job, PARSE, [], gate, self.page_texts(job.doc.id), spend)
         except Exception as e:  # one document never sinks the run
-            return self.failed(job, e, spend)
+            return writes.failed(job, e, spend)
 
     def ask(
         self,
@@ -245,99 +158,9 @@ class DocumentExtractor(dspy.Module):
             finally:
                 tokens.add(usage.get_total_tokens())
 
-    def escalated(
-        self, job: DocumentJob, why: str, cheap: list[Fact], gate, pages, spend: DocumentSpend
-    ) -> DocumentOutcome:
-        """The document asked again, whole, of the cascade's strong model, with its own repair call; its
-        facts replace the cheap ones. Its calls stay out of an optimizer's trace: the strong predictor is
-        not one the program saves. If the strong call fails, the cheap facts stand in this answer (the failing ones
-        flagged), but only the disclosed, verified ones are stored: a doubted fact is never reused, so a
-        later run asks again. An unreadable cheap reply leaves nothing to stand: the document failed."""
-        assert job.strong is not None
-        strong, repaired = job.strong, False
-        try:
-            with dspy.context(trace=None):
-                with gate:
-                    pred = self.ask(strong, job, job.missing, spend.strong)
-                new = [checked(f, pages) for f in self.read(job, job.missing, pred["values"], strong)]
-                failing = [f for f in new if not f.usable]
-                if failing and self.repair:
-                    new, repaired = self.repaired(job, new, failing, gate, pages, strong, spend.strong), True
-        except Exception as e:
-            logger.warning("escalation of %s (%s) failed: %s", job.doc.id, why, lm_error_reason(e)[:300])
-            if why == PARSE:
-                return self.failed(job, e, spend, escalated=why)
-            trusted = [f for f in cheap if f.usable and f.disclosed]
-            return self.finish(job, cheap, spend=spend, escalated=why, store=trusted)
-        return self.finish(job, new, repaired=repaired, spend=spend, escalated=why)
-
-    def second_wave(
-        self, jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome], on_done
-    ) -> dict[str, DocumentOutcome]:
-        """The documents whose "not disclosed" their doctype's other documents contradict
-        (cascade.undisclosed_suspects), asked of the strong model; the facts the rule let pass are stored.
-
-        Repeated while a wave's strong answers turn the evidence against another document: a peer the
-        cheap model had also left undisclosed hid it (seen on the demo: 3 of 5 peers disclosing before
-        the wave, 5 of 5 after). Each document escalates at most once, so this ends."""
-        docs, current, redone = [j.doc for j in jobs], dict(outcomes), {}
-        while True:
-            asked = {
-                d
-                for d, o in current.items()
-                if o.asked_lm and not o.escalated and not o.failure and d not in redone
-            }
-            suspects = undisclosed_suspects(docs, {d: o.facts for d, o in current.items()}, asked)
-            if not suspects:
-                break
-            for doc_id, fields in suspects.items():
-                logger.info(
-                    "escalating %s: %s not disclosed, unlike its doctype's other documents", doc_id, fields
-                )
-
-            def again(job: DocumentJob, gate, stop) -> DocumentOutcome:
-                first = outcomes[job.doc.id]
-                if stop.is_set():  # interrupted: the doubted facts are not stored (the disclosed ones are)
-                    return self.finish(job, first.cheap, spend=first.spend, store=[])
-                return self.escalated(
-                    job, NOT_DISCLOSED, first.cheap, gate, self.page_texts(job.doc.id), first.spend
-                )
-
-            wave, _ = self.run_all([j for j in jobs if j.doc.id in suspects], again, on_done)
-            current.update(wave)
-            redone.update(wave)
-        for doc_id, outcome in outcomes.items():
-            if doc_id not in redone and outcome.pending and self.facts is not None:
-                self.facts.put_many(outcome.pending)
-        return redone
-
-    def repaired(
-        self,
-        job: DocumentJob,
-        new: list[Fact],
-        failing: list[Fact],
-        gate,
-        pages,
-        predictor: dspy.Predict | None = None,
-        tokens: Tokens | None = None,
-    ) -> list[Fact]:
-        """One more call (of `predictor`, the extractor's own by default) for the fields whose facts failed
-        the check, told why; a field the repair fails to answer keeps its first (flagged) fact."""
-        predictor = predictor or self.extract
-        specs = [s for s in job.missing if s.name in {f.field for f in failing}]
-        try:
-            with gate:
-                pred = self.ask(predictor, job, specs, tokens or Tokens(), feedback_for(failing))
-        except Exception as e:  # the first reply still stands, flagged
-            logger.warning("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
-            return new
-        again = {f.field: checked(f, pages) for f in self.read(job, specs, pred["values"], predictor)}
-        return [again.get(f.field, f) if not f.usable else f for f in new]
-
-    def page_texts(self, doc_id: str) -> dict[int, str] | None:
+    def page_texts(self, doc_id: str) -> Pages:
         """The document's pages as the index read them, for the check; None when the store cannot say."""
-        reader = getattr(self.store, "page_texts", None)
-        return reader(doc_id) if reader is not None else None
+        return self.store.page_texts(doc_id)
 
     def passages(self, job: DocumentJob) -> list[str]:
         """k passages per missing field (its description, helped by the words the filing would print for
@@ -401,58 +224,6 @@ class DocumentExtractor(dspy.Module):
             )
         return new
 
-    def finish(
-        self,
-        job: DocumentJob,
-        new: list[Fact],
-        repaired: bool = False,
-        spend: DocumentSpend | None = None,
-        escalated: str = "",
-        hold: bool = False,
-        store: list[Fact] | None = None,
-    ) -> DocumentOutcome:
-        """Store the new facts (`store` of them when given; with `hold`, the "not disclosed" ones wait for the
-        cascade's second wave, which may doubt them: the rest are stored now, so a stopped run keeps them)
-        and give every field of the document one, reused, new or not disclosed."""
-        kept = new if store is None else store
-        held = [f for f in kept if not f.disclosed] if hold else []
-        now = [f for f in kept if f.disclosed] if hold else kept
-        if self.facts is not None and now:
-            self.facts.put_many(now)
-        got = {f.field: f for f in new} | job.known
-        unanswered = [s.name for s in job.missing if s.name not in got]
-        if unanswered:
-            logger.warning("%s: the reply left out %s", job.doc.id, unanswered)
-        facts = [
-            got.get(s.name)
-            or Fact(doc_id=job.doc.id, field=s.name, description=s.description, disclosed=False)
-            for s in job.fields
-        ]
-        return DocumentOutcome(
-            job.doc.id,
-            facts,
-            asked_lm=True,
-            repaired=repaired,
-            escalated=escalated,
-            spend=spend or DocumentSpend(),
-            cheap=list(new) if self.escalation is not None and not escalated else [],
-            pending=held,
-        )
-
-    def failed(
-        self, job: DocumentJob, error: Exception, spend: DocumentSpend | None = None, escalated: str = ""
-    ) -> DocumentOutcome:
-        reason = lm_error_reason(error)[:500]
-        logger.warning("extraction failed for %s: %s", job.doc.id, reason)
-        return DocumentOutcome(
-            job.doc.id,
-            list(job.known.values()),
-            DocumentFailure(doc_id=job.doc.id, stage="extract", reason=reason),
-            asked_lm=True,
-            escalated=escalated,
-            spend=spend or DocumentSpend(),
-        )
-
     def model_name(self, predictor: dspy.Predict | None = None) -> str:
         lm = (predictor or self.extract).lm or dspy.settings.lm
         return str(getattr(lm, "model", "") or "")
@@ -473,31 +244,3 @@ def prompt_version(predictor: dspy.Predict) -> str:
     sig = predictor.signature
     text = sig.instructions + "|" + ",".join(sig.fields) + "|" + str(len(predictor.demos))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def collect(jobs: list[DocumentJob], outcomes: dict[str, DocumentOutcome], prices=None) -> Extraction:
-    """Outcomes in plan order (threads finish in any order). prices: (cheap, strong) when a cascade ran."""
-    ordered = [outcomes[j.doc.id] for j in jobs]
-    escalated = {o.doc_id: o.escalated for o in ordered if o.escalated}
-    cascade = None
-    if prices is not None:
-        cheap, strong = prices
-        asked = [o for o in ordered if o.asked_lm]
-        cascade = cascade_log(
-            len(asked),
-            escalated,
-            {o.doc_id: o.spend.usd(cheap, strong) for o in asked},
-            {o.doc_id: o.spend.usd_strong_only(strong, bool(o.escalated)) for o in asked},
-        )
-    return Extraction(
-        facts=[f for o in ordered for f in o.facts],
-        failures=[o.failure for o in ordered if o.failure],
-        lm_documents=sum(o.asked_lm for o in ordered),
-        passages={j.doc.id: j.passages for j in jobs},
-        merges=[m for j in jobs for m in j.merges],
-        repair_calls=sum(o.repaired for o in ordered),
-        asked=[o.doc_id for o in ordered if o.asked_lm],
-        repaired=[o.doc_id for o in ordered if o.repaired],
-        escalated=escalated,
-        cascade=cascade,
-    )

@@ -314,7 +314,10 @@ def why_unsettled(row: DraftRow) -> str:
             f"byte-identical to {row.duplicate_of.file.name} (id {row.duplicate_of.id}): kept once, as "
             f"{row.duplicate_of.id}. Fix: none needed; to keep both, add its row (or draft with --keep-duplicates)"
         )
-    return f"no {', no '.join(row.missing())} found in its first pages"
+    where = "its first pages"
+    if row.missing() == ["symbol"]:
+        where += ", its Item 5, or another filing of its company in the folder"
+    return f"no {', no '.join(row.missing())} found in {where}"
 
 
 def summary(rows: list[DraftRow]) -> str:

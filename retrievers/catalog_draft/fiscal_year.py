@@ -47,13 +47,18 @@ JANUARY_DAYS = 7
 _ORDINAL = r"(?P<q>first|second|third|fourth|1st|2nd|3rd|4th)"
 _QUARTER_LABEL = re.compile(
     # "second quarter fiscal 2024", "Second-Quarter of Fiscal Year 2024", "first quarter 2023", "fourth
-    # quarter and fiscal 2022"
-    rf"\b{_ORDINAL}[- ]quarter(?:\s+(?:of|and|&))?(?:\s+(?P<fiscal>fiscal(?:\s+year)?|FY))?\s*"
+    # quarter and fiscal 2022", "Fourth-Quarter and Full-Year 2022"
+    rf"\b{_ORDINAL}[- ]quarter(?:\s+(?:of|and|&))?(?:\s+full[- ]year)?(?:\s+(?P<fiscal>fiscal(?:\s+year)?|FY))?\s*"
     r"(?P<year>(?:19|20)\d{2}|'\d{2})\b"
+    # "2022 Fourth-Quarter and Full-Year Results", "Fiscal 2023 Fourth Quarter"
+    r"|\b(?P<fiscal5>fiscal(?:\s+year)?\s+|FY\s*)?(?P<year5>(?:19|20)\d{2})\s+"
+    r"(?:first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b"
+    # "Full Year 2022 Results", "full-year fiscal 2023": the year, with no quarter
+    r"|\bfull[- ]year\s+(?P<fiscal6>fiscal\s+|FY\s*)?(?P<year6>(?:19|20)\d{2})\b"
     # "Q2 FY24", "Q2 fiscal 2024", "Q2 2023", "Q2'24"
     r"|\bQ(?P<qn>[1-4])\s*(?P<fiscal2>FY|fiscal(?:\s+year)?)?\s*'?(?P<year2>(?:19|20)\d{2}|\d{2})\b"
-    # "fiscal 2024 second quarter", "FY24 Q2"
-    r"|\b(?P<fiscal3>fiscal(?:\s+year)?|FY)\s*'?(?P<year3>(?:19|20)\d{2}|\d{2})\s+"
+    # "FY24 second quarter", "FY24 Q2"
+    r"|\b(?P<fiscal3>fiscal(?:\s+year)?|FY)\s*'?(?P<year3>\d{2})\s+"
     r"(?:first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b"
     r"|\b(?:FY)\s*'?(?P<year4>(?:19|20)\d{2}|\d{2})\s+Q[1-4]\b",
     re.I,
@@ -152,11 +157,13 @@ def quarter_label(text: str) -> Label | None:
     """The first quarter the text names with its year: "second quarter fiscal 2024" -> 2024."""
     for match in _QUARTER_LABEL.finditer(text):
         g = match.groupdict()
-        raw = g["year"] or g["year2"] or g["year3"] or g["year4"]
+        raw = g["year"] or g["year2"] or g["year3"] or g["year4"] or g["year5"] or g["year6"]
         year = _full_year(raw)
         if year is None:
             continue
-        fiscal = bool(g["fiscal"] or g["fiscal2"] or g["fiscal3"] or g["year4"])
+        fiscal = bool(
+            g["fiscal"] or g["fiscal2"] or g["fiscal3"] or g["year4"] or g["fiscal5"] or g["fiscal6"]
+        )
         if g["year2"] and len(raw) == 2 and not g["fiscal2"] and "'" not in match.group(0):
             continue  # "Q2 23" is too loose to be a label
         return Label(year, fiscal, _quarter_number(match.group(0)), match.start())

@@ -5,10 +5,10 @@ fiscal year ended November 27, 2015"), the registrant ("... (Exact name of regis
 its charter)") and, since 2019, the "Trading Symbol(s)" table; an earnings release states its issuer's
 exchange tag ("PepsiCo, Inc. (NASDAQ: PEP)") and its period ("12 weeks ended March 25, 2023").
 
-The year of a period is the year its end date falls in, as the cover writes it. That is also how
-FinanceBench names Ulta Beauty's release for the fiscal year ended January 28, 2023 (2023), which the
-release itself calls "Fiscal 2022": a company's fiscal-year label depends on its own convention, the
-end date does not.
+The year is the fiscal year as companies label it (retrievers.catalog_draft.fiscal_year): a year by the
+calendar year it ends in, one run into the first days of January by the year before, a quarter's by
+the fiscal year it belongs to, read from the fiscal year end or the label the filing prints, never
+guessed from the calendar year of the quarter's end.
 """
 
 from __future__ import annotations
@@ -126,8 +126,10 @@ _PROSE_SYMBOL_QUOTED = re.compile(
 )
 _REGISTRANT = re.compile(r"\(\s*Exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _SEPARATOR = re.compile(r"_{3,}")  # a cover's rule drawn as underscores, on the registrant's line
+# A name's word starts with a capital, or with digits then a capital ("3M"): never a bare number ("26, 2023").
+_NAME_WORD = r"(?:\d*[A-Z][\w.&'’-]*)"
 _ANNOUNCER = re.compile(
-    r"((?:[A-Z][\w.&'’-]*,?\s+|&\s+|and\s+|of\s+){0,5}[A-Z][\w.&'’-]*)\s+today\s+(?:announced|reported)\b"
+    rf"((?:{_NAME_WORD},?\s+|&\s+|and\s+|of\s+){{0,5}}{_NAME_WORD})\s+today\s+(?:announced|reported)\b"
 )
 _NAME_BEFORE_TAG = re.compile(r"((?:[A-Z][\w.&'’-]*,?\s+|&\s+|and\s+|of\s+)*[A-Z][\w.&'’-]*)\s*$")
 
@@ -270,6 +272,8 @@ def _release_year(text: str) -> Finding | None:
     label = quarter_label(lead)
     period = _first_date(_RELEASE_PERIOD, lead)
     year_end = _first_date(_RELEASE_YEAR_ENDED, lead)
+    if year_end and period and year_end.day < period.day:
+        year_end = None  # a year before the quarter reported: a comparison, or the last 10-K cited
     if year_end and (label is None or label.quarter in (0, 4)):
         return Finding(fiscal_year_of_end(year_end.day), "release:fiscal-year-ended", sure=True)
     if label and (period is None or period.day.year <= label.year <= period.day.year + 1):

@@ -13,6 +13,7 @@ from mlflow.tracking import MlflowClient
 from evaluate import tracking
 from evaluate.matching.judge import AnswerJudge, JudgeCache
 from evaluate.runs import evaluation
+from evaluate.runs.job import RunJob
 from programs.lm.settings import Settings
 
 US_Q = "Based on US stock market, Which three companies had the highest debt-to-assets ratios in {year}? Provide their stock symbols."
@@ -112,14 +113,16 @@ def _evaluate(tmp_path, judge=None):
     return evaluation.evaluate_program(
         _Fake(),
         items,
-        variant="fake",
+        RunJob(
+            variant="fake",
+            out_dir=tmp_path / "run",
+            params={"split": "all", "seed": 0, "limit": ""},
+            dataset_file=str(path),
+            autolog=False,
+            progress=False,
+        ),
         settings=Settings(lm="fake/x", lm_judge="self" if judge is not None else None),
-        out_dir=tmp_path / "run",
         judge=judge,
-        params={"split": "all", "seed": 0, "limit": ""},
-        dataset_file=str(path),
-        autolog=False,
-        progress=False,
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 import collate.score as score
 from evaluate.dataset import load_dataset, split
 from evaluate.runs import evaluation
+from evaluate.runs.job import RunJob
 from programs.lm.settings import Settings
 
 N = 10
@@ -73,13 +74,15 @@ def run(tmp_path):
     result = evaluation.evaluate_program(
         _Scripted(),
         load_dataset(path),
-        variant="scripted",
+        RunJob(
+            variant="scripted",
+            out_dir=tmp_path / "run",
+            params={"split": "all", "seed": 0, "limit": ""},
+            dataset_file=str(path),  # as collate run passes it
+            autolog=False,
+            progress=False,
+        ),
         settings=Settings(lm="fake/x"),
-        out_dir=tmp_path / "run",
-        params={"split": "all", "seed": 0, "limit": ""},
-        dataset_file=str(path),  # as collate run passes it
-        autolog=False,
-        progress=False,
     )
     return result, path
 

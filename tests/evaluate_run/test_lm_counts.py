@@ -14,6 +14,7 @@ from collate import run as evaluate_run
 from evaluate import tracking
 from evaluate.dataset import load_dataset
 from evaluate.runs import evaluation
+from evaluate.runs.job import RunJob
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
 from fakes.server import FakeLMServer, Fault
@@ -80,7 +81,7 @@ def test_an_unparseable_answer_is_the_answer_stage_s_parse_failure_in_summary_co
         assert stages[stage]["calls"] == sent[kind] >= 1, (stage, stages, sent)
 
     answers = sent["answer"]
-    assert f"parse failures 1: answer 1 parse failure of {answers} calls" in printed.out
+    assert f"parse failures 1: answer 1 parse failure and 1 re-ask of {answers} calls" in printed.out
     assert f"LM calls {total} (planner {sent['plan']}, extractor {sent['extract']}" in printed.out
 
     metrics = metrics_of(summary["run_id"])
@@ -109,11 +110,13 @@ def test_a_run_counts_its_own_calls_not_those_an_earlier_configure_s_watch_alrea
         result = evaluation.evaluate_program(
             program,
             items[:2],
-            variant="after-a-faulty-question",
+            RunJob(
+                variant="after-a-faulty-question",
+                out_dir=tmp_path / "run",
+                autolog=False,
+                progress=False,
+            ),
             settings=settings,
-            out_dir=tmp_path / "run",
-            autolog=False,
-            progress=False,
         )
         sent, total = server.calls_by_kind(), server.calls
     finally:

@@ -14,6 +14,7 @@ from evaluate import tracking
 from evaluate.dataset import load_dataset
 from evaluate.matching.final_match import final_match
 from evaluate.runs import evaluation
+from evaluate.runs.job import RunJob
 from programs.lm.settings import Settings
 
 
@@ -59,12 +60,14 @@ def test_empty_and_failed_answers_are_counted_shown_and_logged(small_corpus, tmp
     result = evaluation.evaluate_program(
         _Scripted(script),
         items,
-        variant="scripted",
+        RunJob(
+            variant="scripted",
+            out_dir=tmp_path / "run",
+            concurrency=2,
+            autolog=False,
+            progress=False,
+        ),
         settings=Settings(lm="fake/x"),
-        out_dir=tmp_path / "run",
-        concurrency=2,
-        autolog=False,
-        progress=False,
     )
     summary = result.summary
     assert (summary["n"], summary["answered"], summary["decided"]) == (4, 1, 1)

@@ -15,6 +15,7 @@ from mlflow.tracking import MlflowClient
 from collate import run as evaluate_run
 from evaluate import tracking
 from evaluate.runs import evaluation
+from evaluate.runs.job import RunJob
 from programs.analyst import build_program
 from programs.lm.settings import Settings
 from retrievers.indexing.store import IndexStore
@@ -227,12 +228,14 @@ def test_one_failing_question_never_sinks_the_run_and_gold_never_reaches_the_pro
     result = evaluation.evaluate_program(
         program,
         items,
-        variant="flaky",
+        RunJob(
+            variant="flaky",
+            out_dir=tmp_path / "run",
+            concurrency=2,
+            autolog=False,
+            progress=False,
+        ),
         settings=Settings(lm="fake/x"),
-        out_dir=tmp_path / "run",
-        concurrency=2,
-        autolog=False,
-        progress=False,
     )
     assert result.summary["n"] == 4 and result.summary["errors"] == 1
     failed = [a for a in result.answered if a.error]

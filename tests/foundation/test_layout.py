@@ -241,3 +241,49 @@ def test_the_demo_reader_reads_only_the_prompt():
         if opens or bad:
             wrong.append(f"fakes/{name}.py: open() x{len(opens)}, imports {sorted(bad)}")
     assert not wrong, "\n".join(wrong)
+
+
+PRIVATE_USERS = {"programs/lm/patches.py"}  # every patch of DSPy's or MLflow's internals, behind one check
+OUTSIDE = ("dspy", "mlflow", "litellm")
+
+
+def test_only_the_patches_module_reaches_into_dspy_or_mlflow():
+    """No private name imported from DSPy, MLflow or LiteLLM, and no attribute of theirs assigned,
+    outside programs/lm/patches.py (four modules patched DSPy and MLflow unaware of each other)."""
+    wrong = []
+    for package in PACKAGES:
+        for path in _sources(package):
+            relative = str(path.relative_to(ROOT))
+            if relative in PRIVATE_USERS:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            aliases = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    aliases |= {
+                        (a.asname or a.name).split(".")[0]
+                        for a in node.names
+                        if a.name.split(".")[0] in OUTSIDE
+                    }
+                elif (
+                    isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in OUTSIDE
+                ):
+                    wrong += [
+                        f"{relative}: imports {node.module}.{a.name}"
+                        for a in node.names
+                        if a.name.startswith("_")
+                    ]
+                    aliases |= {a.asname or a.name for a in node.names}
+            for node in ast.walk(tree):
+                targets = node.targets if isinstance(node, ast.Assign) else []
+                for target in (t for t in targets for t in (t.elts if isinstance(t, ast.Tuple) else [t])):
+                    root = target
+                    while isinstance(root, ast.Attribute):
+                        root = root.value
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(root, ast.Name)
+                        and root.id in aliases
+                    ):
+                        wrong.append(f"{relative}:{node.lineno}: assigns {ast.unparse(target)}")
+    assert not wrong, "\n".join(wrong)

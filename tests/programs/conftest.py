@@ -44,6 +44,9 @@ class TinyStore:
         ids = doc_ids or list(PAGES)
         return [Passage(doc_id=d, page=p, text=t) for d in ids for p, t in PAGES[d]][:k]
 
+    def page_texts(self, doc_id: str) -> None:
+        return None  # its passages are not pages: no fact is checked against them
+
 
 PLAN = {
     "subqueries": [

@@ -258,9 +258,9 @@ def test_a_held_document_s_disclosed_facts_are_stored_before_the_second_wave(
         seen.append(stored(tmp_path))
         raise KeyboardInterrupt
 
-    from programs.stages.extractor import DocumentExtractor
+    from programs.stages.extract_escalation import Escalating
 
-    monkeypatch.setattr(DocumentExtractor, "second_wave", interrupted)
+    monkeypatch.setattr(Escalating, "second_wave", interrupted)
     with pytest.raises(KeyboardInterrupt):
         cascade_run({**GOOD, "(id doc-c)": undisclosed_revenue()})
     assert ("doc-c", "capital_adequacy_ratio", True) in seen[0]

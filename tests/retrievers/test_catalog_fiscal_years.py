@@ -73,6 +73,10 @@ def test_a_quarter_belongs_to_the_first_fiscal_year_end_after_it(quarter, last_e
         ("FY2024 Q1 earnings", 2024, True, 0),
         ("fiscal 2024 second quarter results", 2024, True, 2),
         ("Fourth Quarter\nFiscal 2022 Results", 2022, True, 4),
+        ("Widgetco Reports Fourth-Quarter and Full-Year 2022 Results", 2022, False, 4),
+        ("Widgetco Reports 2022 Fourth-Quarter and Full-Year Results", 2022, False, 4),
+        ("Acme Announces Fiscal 2023 Fourth Quarter and Fiscal Full Year Financial Results", 2023, True, 4),
+        ("Widgetco Reports Full Year 2022 Financial Results", 2022, False, 0),
     ],
 )
 def test_quarter_labels_as_releases_print_them(text, year, fiscal, quarter):
@@ -200,6 +204,13 @@ def test_item_5_symbol_in_small_capitals_is_read_in_capitals():
             "first quarter 2023. See our Annual Report on Form 10-K for the year ended December 31, 2022.",
             2023,
         ),
+        # no label: the quarter's fiscal year from the last year end it cites, not that year itself
+        (
+            "Acme Reports First Quarter Results\nAcme Inc. (NYSE: ACMW) today reported results for the quarter "
+            "ended April 30, 2023, against the "
+            "year ended January 31, 2023 as reported in our Form 10-K.",
+            2024,
+        ),
         # a fourth quarter: the year by its end date, whatever the company calls it
         (
             "Acme Announces Fourth Quarter\nFiscal 2022 Results\nAcme Inc. (NASDAQ: ACMW) today announced results "
@@ -275,3 +286,32 @@ def test_a_text_layer_of_noise_is_told_from_text():
     assert garbled(noise)
     assert not garbled("McDonald's Corporation today announced results for the fourth quarter. " * 5)
     assert not garbled("$ 1,234 (56) 7.8% — | |" * 3)  # too short to judge
+
+
+def test_a_release_whose_headline_and_lead_name_the_quarter_after_the_year():
+    text = (
+        "NEWS RELEASE\nWidgetco Reports 2022 Fourth-Quarter and Full-Year Results\nSANTA CLARA, Calif., Jan. 26, "
+        "2023 - Widgetco Corporation today reported fourth-quarter and full-year 2022 financial results."
+    )
+    found = read_us_filing(text)
+    assert (found["doctype"].value, found["year"].value, found["company"].value) == (
+        EARNINGS,
+        2022,
+        "Widgetco Corporation",
+    )
+
+
+@pytest.mark.parametrize(
+    ("lead", "company"),
+    [
+        ("ST. PAUL, Minn., Jan. 24, 2023 - 3M today reported fourth-quarter 2022 results.", "3M"),
+        (
+            "SANTA CLARA, Calif., Jan. 26, 2023 - Intel Corporation today reported fourth-quarter results.",
+            "Intel Corporation",
+        ),
+        ("Jan. 26, 2023 Widgetco today reported first-quarter 2023 results.", "Widgetco"),
+    ],
+)
+def test_the_issuer_of_a_release_is_who_today_announced_or_reported(lead, company):
+    found = read_us_filing("NEWS RELEASE\n" + lead)
+    assert found["company"].value == company and not found["company"].sure
