@@ -2,6 +2,7 @@
 
     python -m bench.fact_check [--corpus DIR] [--companies 2] [--years 2022] [--show 10]
     python -m bench.fact_check --realdocs DIR/financebench-dev    # the threshold's margins on real filings
+    python -m bench.fact_check --checked [FILE]   # hand-checked real facts and their corruptions (bench/checked_facts.py)
 
 Builds facts from a synthetic corpus's truth.jsonl (generated into a temp folder when --corpus is
 not given): for every row whose value is printed in the document (one string, page known; not a
@@ -253,6 +254,18 @@ def parse_args(argv):
     p.add_argument(
         "--realdocs", type=Path, help="a financebench-dev folder: measure the quote threshold's margins"
     )
+    p.add_argument(
+        "--checked",
+        type=Path,
+        nargs="?",
+        const=Path(__file__).resolve().parent / "data" / "checked_facts.jsonl",
+        help="hand-checked facts of real filings (default bench/data/checked_facts.jsonl): verified-true and -false",
+    )
+    p.add_argument(
+        "--realdocs-root",
+        type=Path,
+        help="the realdocs folder (default $COLLATE_REALDOCS, else ../shared/realdocs)",
+    )
     return p.parse_args(argv)
 
 
@@ -292,6 +305,11 @@ def realdocs_margins(folder: Path) -> int:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.checked:
+        from bench.checked_facts import realdocs_root
+        from bench.checked_facts import run as run_checked
+
+        return run_checked(args.checked, realdocs_root(args.realdocs_root), args.show)
     if args.realdocs:
         return realdocs_margins(args.realdocs)
     with tempfile.TemporaryDirectory(prefix="collate-factcheck-") as tmp:

@@ -121,7 +121,19 @@ def run() -> argparse.ArgumentParser:
         "test, and the run is tagged self_judged; default none: those answers are reported undecided",
     )
     p.add_argument("--no-judge", action="store_true", help="no judge, even if COLLATE_LM_JUDGE names one")
-    p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
+    p.add_argument(
+        "--no-autolog", action="store_true", help="write no MLflow traces (one per question by default)"
+    )
+    p.add_argument(
+        "--lm-traces",
+        action="store_true",
+        help="also DSPy's MLflow autolog: a trace of every module and LM call (prompts and replies)",
+    )
+    p.add_argument(
+        "--log-only",
+        action="store_true",
+        help="ask nothing: log the run kept in --out to the MLflow store (after a store fault)",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
     add_estimate_argument(p)

@@ -255,6 +255,11 @@ class Fact(Plain):
     # The content it was read from: the document's content hash (Document.content_hash, "" when the catalog
     # has none). A fact is reused only for the same content: a replaced, rebuilt filing is read again.
     content_hash: str = ""
+    # An amount's scale as code read it off the page (factcheck.scale): what the normalizer multiplies
+    # the value (with its own scale words) by; None when not read. scale_source says where it was read
+    # ('page 62: "(in millions except per share amounts)"') or why not ("unread: ..."), kept for the audit.
+    scale: float | None = None
+    scale_source: str = ""
 
     @property
     def usable(self) -> bool:

@@ -35,6 +35,9 @@ class CountedLM(dspy.LM):
     def __init__(self, model: str, *, price: Price | None = None, **kwargs):
         super().__init__(model, **kwargs)
         self.price = price
+        # programs/lm/reask.py re-asks at temperature 0 with a rollout_id on purpose, for its cache key
+        # only; DSPy would warn that it changes no generation, once per LM, on the user's console
+        self._warned_zero_temp_rollout = True
 
     def __call__(self, prompt=None, *, messages=None, **kwargs):
         refuse_if_stopped(self.model)  # a stopped run sends nothing new (evaluate.runs.answering on Ctrl-C)

@@ -40,6 +40,7 @@ COUNTS = (
     "calls",
     "lm_errors",
     "parse_failures",
+    "parse_retries",
     "seconds",
     "tokens_in",
     "tokens_out",
@@ -54,6 +55,7 @@ METRIC_NAMES = {
     "calls": "lm_calls",
     "lm_errors": "lm_errors",
     "parse_failures": "lm_parse_failures",
+    "parse_retries": "lm_parse_retries",
     "seconds": "lm_seconds",
     "tokens_in": "tokens_in",
     "tokens_out": "tokens_out",
@@ -149,6 +151,11 @@ class LMWatch(BaseCallback):
         if exception is not None:
             with self._lock:
                 self._counts[self._stage()]["parse_failures"] += 1
+
+    def reasked(self) -> None:
+        """A reply the stage could not parse is asked again (programs/lm/reask.py)."""
+        with self._lock:
+            self._counts[self._stage()]["parse_retries"] += 1
 
     def add(self, spent) -> None:
         """What one answered call spent (a counted_lm.Spent), under the stage whose predictor made it."""
@@ -305,7 +312,11 @@ def trouble_line(stages: dict) -> str:
     for stage, c in stages.items():
         troubles = [
             _plural(c.get(k, 0), word)
-            for k, word in (("parse_failures", "parse failure"), ("lm_errors", "LM error"))
+            for k, word in (
+                ("parse_failures", "parse failure"),
+                ("parse_retries", "re-ask"),
+                ("lm_errors", "LM error"),
+            )
             if c.get(k, 0)
         ]
         if troubles:

@@ -95,6 +95,7 @@ class Settings:
         60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
     )
     timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
+    parse_retries: int = 2  # fresh re-asks of a reply a stage cannot parse (programs/lm/reask.py)
     cache: bool = True
     # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
     # document's extraction; on a slow local server a tight limit is what bounds a call's time.
@@ -128,6 +129,10 @@ class Settings:
     use_unverified: bool = False  # True: the computation also uses facts that failed the check (flagged)
     code_rounds: int = 3  # fix rounds after the first failing code
     normalize_batch: int = 40  # raw values per normalizer LM call
+    # Questions a dataset run plans, extracts and answers together (programs/batch.py): the first answers
+    # come after one wave, not after every question is planned, and memory holds one wave's plans and
+    # passages. Answers are those of one wave over the whole run (bench/waves.py measures the default).
+    wave_size: int = 200
     sample_records: int = 8  # rows shown to the code-writer and the answerer
     # The sandbox that runs generated code (programs.sandbox.Limits holds the rest of its bounds).
     sandbox_timeout: float = 20.0  # wall-clock seconds per run of the analysis code
@@ -142,6 +147,7 @@ class Settings:
     RANGES = {
         "max_tokens": (1, 1_000_000),
         "num_retries": (0, 20),
+        "parse_retries": (0, 10),
         "timeout": (1, 86_400),
         "max_wait": (0, 86_400),
         "temperature": (0, 2),
@@ -149,6 +155,7 @@ class Settings:
         "k": (1, 200),
         "code_rounds": (0, 10),
         "normalize_batch": (1, 1000),
+        "wave_size": (1, 1_000_000),
         "sample_records": (0, 1000),
         "sandbox_timeout": (0.1, 3600),
         "sandbox_memory_mb": (512, 1 << 20),
@@ -355,12 +362,15 @@ def has_own_lm(settings: Settings, stage: str) -> bool:
 def configure(settings: Settings, program=None) -> dspy.LM:
     """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
     per-stage LMs to the program's stage modules. Called by CLIs only."""
+    from programs.lm import reask
     from programs.lm.endpoint import apply_structured
     from programs.lm.progress import LMWatch, install, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)
+    reask.unwrap()
     apply_structured(settings)
+    reask.wrap(settings.parse_retries)
     watch = install(
         LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
     )

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import dspy
 from pydantic import StringConstraints, TypeAdapter, ValidationError, create_model
 
-from programs.stages.units import parse_value
+from programs.stages.units import parse_value, with_page_scale
 from signatures.normalizer import NormalizedValue, NormalizeRecords, RawValue
 from signatures.types import Document, Fact, FieldSpec
 
@@ -137,7 +137,9 @@ class Normalizer(dspy.Module):
                 row[fact.field] = None
                 continue
             slot = Slot(fact.doc_id, fact.field)
-            parsed = parse_value(fact.value, fact.unit, spec)
+            parsed = with_page_scale(
+                parse_value(fact.value, fact.unit, spec), spec, fact.scale, fact.scale_source
+            )
             ok, value, error = (
                 schema.check(fact.field, parsed.value) if parsed.ok else (False, None, parsed.reason)
             )

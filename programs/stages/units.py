@@ -161,6 +161,32 @@ def parse_list(raw: Any) -> Parsed:
     return Parsed(True, [clean(item) for item in list_items(raw) if clean(item)])
 
 
+MONEY = ("USD", "CNY")
+
+
+def with_page_scale(parsed: Parsed, spec: FieldSpec, scale: float | None, source: str) -> Parsed:
+    """A money value times the scale the fact check read off its page (Fact.scale: "(in millions, ...)"
+    over the statement), so every value of a table is scaled alike whatever the reader wrote in its
+    unit. A scale that could not be read is flagged in the reason, never guessed."""
+    if (
+        not parsed.ok
+        or parsed.value is None
+        or spec.unit not in MONEY
+        or spec.type not in ("number", "integer")
+    ):
+        return parsed
+    if scale is None:
+        if source.startswith("unread"):
+            return Parsed(True, parsed.value, "; ".join(x for x in (parsed.reason, f"scale {source}") if x))
+        return parsed
+    if scale == 1:
+        return parsed
+    value = tidy(parsed.value * scale)
+    if spec.type == "integer":
+        value = int(round(value))
+    return Parsed(True, value, "; ".join(x for x in (parsed.reason, f"x{scale:g} ({source})") if x))
+
+
 def parse_value(raw: Any, unit: str | None, spec: FieldSpec) -> Parsed:
     """Canonical value for one field of one document; Parsed.ok=False means 'ask the LM'."""
     if is_not_disclosed(raw, yes_no=spec.type == "boolean"):

@@ -18,7 +18,7 @@ import numpy as np
 from retrievers.catalog import Catalog
 from retrievers.doc_ids import folder_name, legacy_folder_name
 from retrievers.documents.ocr_lines import OcrLine, load_document_lines
-from retrievers.documents.page_text import page_texts_from_chunks
+from retrievers.documents.page_text import page_texts_with_own
 from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from retrievers.indexing.query_text import strip_instructions
 from signatures.types import Passage
@@ -164,8 +164,18 @@ class IndexStore:
             return []
 
     def page_texts(self, doc_id: str) -> dict[int, str]:
-        """{page: text} as the index read it: what a fact's quote is checked against (factcheck.check)."""
-        return page_texts_from_chunks(self.index(doc_id).chunks)
+        """{page: text} as the index read it: what a fact's quote is checked against (factcheck.check), with
+        each page's own text from the PDF when it is still there (.own: the page a quote is printed on) and
+        the document's fiscal year (.period: the statement column a value should stand in)."""
+        try:
+            period: int | None = self.catalog.get(doc_id).year
+        except KeyError:
+            period = None
+        try:  # a scanned page's own text is what OCR read there
+            ocr = load_document_lines(self._folder(doc_id))
+        except ValueError:
+            ocr = {}
+        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id), period, ocr)
 
     # ---- search ---------------------------------------------------------------------------
     def search(

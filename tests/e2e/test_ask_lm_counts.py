@@ -90,12 +90,14 @@ def test_a_stage_s_unparseable_reply_or_failed_call_is_one_line_after_the_answer
             small_corpus, item, server, monkeypatch, capsys, tmp_path, ("COLLATE_NUM_RETRIES", "0")
         )
         sent, served = server.calls_by_kind(), server.faults_served()
-    planless = stage == "planner"  # no plan: the question failed, exit 1, nothing on stdout
+    # no plan: the question failed, exit 1, nothing on stdout (a malformed plan is asked again: answered)
+    planless = stage == "planner" and fault != "malformed"
     assert code == (1 if planless else 0), err
     assert served == {fault: 1}, served
     assert sent.pop("preflight") == 1
     calls = sent[kind]
-    expected = f"LM: {stage} 1 {trouble} of {calls} call{'' if calls == 1 else 's'}"
+    reasked = " and 1 re-ask" if fault == "malformed" else ""  # programs/lm/reask.py
+    expected = f"LM: {stage} 1 {trouble}{reasked} of {calls} call{'' if calls == 1 else 's'}"
     assert lm_lines(err) == [expected], err  # the one faulty stage, named; no other stage
     assert bool(out.strip()) != planless and lm_lines(out) == []  # stdout stays the answer, if there is one
     assert ("error: no answer: planning failed" in err) == planless

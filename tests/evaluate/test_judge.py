@@ -69,15 +69,3 @@ def test_deepcopy_shares_the_cache(tmp_path):
     clone = copy.deepcopy(judge)
     assert clone.cache is judge.cache and clone.judge is not judge.judge
     assert isinstance(clone.judge, dspy.Predict)
-
-
-def test_async_judge_uses_the_same_cache(tmp_path):
-    import asyncio
-
-    lm = _lm()
-    judge = AnswerJudge(cache=JudgeCache(tmp_path / "a.sqlite"), model="dummy")
-    judge.set_lm(lm)
-    verdict = asyncio.run(judge.acall(question="Q", gold_answer="G", model_answer="answer says BOC"))
-    assert verdict.correct is False and verdict.cached is False
-    again = judge(question="Q", gold_answer="G", model_answer="answer says BOC")
-    assert again.cached is True and len(lm.history) == 1

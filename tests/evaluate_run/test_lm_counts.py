@@ -81,7 +81,7 @@ def test_an_unparseable_answer_is_the_answer_stage_s_parse_failure_in_summary_co
         assert stages[stage]["calls"] == sent[kind] >= 1, (stage, stages, sent)
 
     answers = sent["answer"]
-    assert f"parse failures 1: answer 1 parse failure of {answers} calls" in printed.out
+    assert f"parse failures 1: answer 1 parse failure and 1 re-ask of {answers} calls" in printed.out
     assert f"LM calls {total} (planner {sent['plan']}, extractor {sent['extract']}" in printed.out
 
     metrics = metrics_of(summary["run_id"])

@@ -1,0 +1,150 @@
+"""A real figure of the wrong row or column, quoted with its own line, is caught (issue 29 item 3, last bullet).
+
+The proxy that corrupted a cheap extractor's replies got 22 of 23 such documents past the cascade:
+the value was printed in its quote, so the check verified it. Pages here are shaped like 10-K statements.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from factcheck.check import VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
+
+AMD = """Consolidated Statements of Operations
+Year Ended
+December 26,
+2015
+December 27,
+2014
+December 28,
+2013
+(In millions, except per share amounts)
+Net revenue $ 3,991 $ 5,506 $ 5,299
+Cost of sales 2,911 3,667 3,321
+Gross margin 1,080 1,839 1,978
+Operating income (loss) (481) (155) 103
+Interest expense (160) (177) (177)
+Provision for income taxes 14 5 9
+Net loss $ (660) $ (403) $ (83)"""
+AMAZON = """(in millions, except per share data)
+ Year Ended December 31,
+2015 2016 2017
+Total net sales 107,006 135,987 177,866
+Operating income 2,233 4,186 4,106"""
+SALESFORCE = """(in millions, except per share data)
+Fiscal Year Ended January 31,
+2023 2022 2021
+Total revenues 31,352 26,492 21,252"""
+ULTA = """(In thousands)
+February 3, January 28,
+2024 2023
+Net sales $ 11,207,303 $ 10,208,580"""
+
+
+def check(value, quote, field, period, page):
+    return check_fact(value, "USD millions", quote, 1, {1: page}, field=field, period=period)
+
+
+@pytest.mark.parametrize(
+    "value, quote, field, period, page",
+    [
+        ("3,991", "Net revenue $ 3,991 $ 5,506 $ 5,299", "net revenue", 2015, AMD),
+        ("(660)", "Net loss $ (660) $ (403) $ (83)", "net income", 2015, AMD),  # a loss is net income's sign
+        ("(481)", "Operating income (loss) (481) (155) 103", "operating income", 2015, AMD),
+        (
+            "177,866",
+            "Total net sales 107,006 135,987 177,866",
+            "operating_revenue",
+            2017,
+            AMAZON,
+        ),  # ascending years
+        ("31,352", "Total revenues 31,352 26,492 21,252", "total revenue", 2023, SALESFORCE),
+        (
+            "11,207,303",
+            "Net sales $ 11,207,303 $ 10,208,580",
+            "net sales",
+            2023,
+            ULTA,
+        ),  # fiscal 2023 ends 2024
+        ("3,991", "Net revenue $ 3,991 $ 5,506 $ 5,299", None, None, AMD),  # nothing asked: nothing judged
+    ],
+)
+def test_the_right_row_and_column_verify(value, quote, field, period, page):
+    verdict = check(value, quote, field, period, page)
+    assert verdict.status == VERIFIED, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "value, quote, field, period, page, why",
+    [
+        ("5,506", "Net revenue $ 3,991 $ 5,506 $ 5,299", "net revenue", 2015, AMD, "column"),
+        ("(403)", "Net loss $ (660) $ (403) $ (83)", "net loss", 2015, AMD, "column"),
+        ("107,006", "Total net sales 107,006 135,987 177,866", "total net sales", 2017, AMAZON, "column"),
+        ("10,208,580", "Net sales $ 11,207,303 $ 10,208,580", "net sales", 2023, ULTA, "column"),
+        ("2,911", "Cost of sales 2,911 3,667 3,321", "net revenue", 2015, AMD, "row"),
+        ("3,991", "Net revenue $ 3,991 $ 5,506 $ 5,299", "cost of sales", 2015, AMD, "row"),
+        ("(481)", "Operating income (loss) (481) (155) 103", "net income", 2015, AMD, "row"),
+        ("(160)", "Interest expense (160) (177) (177)", "interest income", 2015, AMD, "row"),
+        ("14", "Provision for income taxes 14 5 9", "net loss", 2015, AMD, "row"),
+        ("1,080", "Gross margin 1,080 1,839 1,978", "research and development", 2015, AMD, "row"),
+    ],
+)
+def test_another_row_or_period_is_caught(value, quote, field, period, page, why):
+    verdict = check(value, quote, field, period, page)
+    assert verdict.status == VALUE_NOT_IN_QUOTE, verdict.reason
+    assert ("column" in verdict.reason) == (why == "column"), verdict.reason
+
+
+def test_a_verizon_total_of_an_acquisition_is_not_total_assets():
+    page = (
+        "(dollars in millions)\nCash $ 1,021\nTotal assets acquired $ 10,294\nTotal liabilities assumed 1,200"
+    )
+    verdict = check_fact(
+        "10,294", "USD millions", "Total assets acquired $ 10,294", 1, {1: page}, field="total_assets"
+    )
+    assert verdict.status == VALUE_NOT_IN_QUOTE and "acquired" in verdict.reason
+
+
+def test_a_definite_rejection_on_the_cited_page_is_not_traded_for_another_page():
+    other = "Selected Financial Data\nNet revenue $ 3,991 $ 5,506 $ 5,299"  # no header: no column to judge
+    verdict = check_fact(
+        "5,506",
+        None,
+        "Net revenue $ 3,991 $ 5,506 $ 5,299",
+        1,
+        {1: AMD, 2: other},
+        field="net revenue",
+        period=2015,
+    )
+    assert (verdict.status, verdict.page) == (VALUE_NOT_IN_QUOTE, 1), verdict
+
+
+def test_a_part_of_a_printed_total_is_not_the_total():
+    page = AMAZON.replace(
+        "Total net sales",
+        "Net product sales $ 79,268 $ 94,665 $ 118,573\nNet service sales 27,738 41,322 59,293\nTotal net sales",
+    )
+    part = check_fact(
+        "59,293",
+        None,
+        "Net service sales 27,738 41,322 59,293",
+        1,
+        {1: page},
+        field="total net sales",
+        period=2017,
+    )
+    assert part.status == VALUE_NOT_IN_QUOTE and "add up" in part.reason, part.reason
+    total = check_fact(
+        "177,866",
+        None,
+        "Total net sales 107,006 135,987 177,866",
+        1,
+        {1: page},
+        field="total net sales",
+        period=2017,
+    )
+    assert total.status == VERIFIED, total.reason
+    # a field that asks no total may be any row
+    assert (
+        check_fact("59,293", None, "Net service sales 27,738 41,322 59,293", 1, {1: page}).status == VERIFIED
+    )
