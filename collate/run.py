@@ -17,20 +17,26 @@ from collate.outputs import writable_folder
 from evaluate import tracking
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
 from evaluate.matching.scoring import unanswered_warnings
+from evaluate.runs import store_log
 from evaluate.runs.evaluation import (
     FLAT_VARIANTS,
     all_failed,
     build_variant,
     evaluate_program,
     format_summary,
+    judge_tags,
     logger,
     make_judge,
+    program_state,
+    run_labels,
+    run_params,
     variant_name,
     variant_tags,
 )
 from evaluate.runs.job import RunJob
 from evaluate.runs.resume import interrupted_line, open_run_folder, resumed_line, run_settings
 from evaluate.runs.run_lock import run_folder_lock
+from evaluate.runs.store_record import StoreRecord
 from evaluate.tracking.store_check import check_store
 from programs import compiled
 from programs.lm.preflight import check_isolation, preflight
@@ -82,7 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
         "test, and the run is tagged self_judged; default none: those answers are reported undecided",
     )
     p.add_argument("--no-judge", action="store_true", help="no judge, even if COLLATE_LM_JUDGE names one")
-    p.add_argument("--no-autolog", action="store_true", help="do not write MLflow traces of every LM call")
+    p.add_argument(
+        "--no-autolog", action="store_true", help="write no MLflow traces (one per question by default)"
+    )
+    p.add_argument(
+        "--lm-traces",
+        action="store_true",
+        help="also DSPy's MLflow autolog: a trace of every module and LM call (prompts and replies)",
+    )
+    p.add_argument(
+        "--log-only",
+        action="store_true",
+        help="ask nothing: log the run kept in --out to the MLflow store (after a store fault)",
+    )
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
     estimate.add_estimate_argument(p)
@@ -155,10 +173,18 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
             endpoints={s: base for s, base in settings.own_endpoints().items() if s in PROGRAM_STAGES},
         )
         journal = open_run_folder(out_dir, same_run)
-        asking = len(journal.answered(item.question_id for item in items)) < len(items)
+        missing = len(items) - len(journal.answered(item.question_id for item in items))
+        asking = missing > 0
+        if args.log_only and asking:
+            raise BadInput(
+                f"--log-only: {missing} of {len(items)} questions are not answered in {out_dir}: run the "
+                "command without --log-only to ask them"
+            )
         if asking and args.program not in FLAT_VARIANTS:  # code would be refused: exit 2 before spending
             check_isolation(settings)
-        if not lm_checked:  # a dead LM is one line and exit 2, not a run of failed questions
+        if (
+            not lm_checked and not args.log_only
+        ):  # a dead LM is one line and exit 2, not a run of failed questions
             stages: list[str | None] = [None] if args.program in FLAT_VARIANTS else list(ANALYST_STAGES)
             stages = (stages if asking else []) + ([] if judge is None else ["judge"])
             if stages:  # every answer kept from a stopped run: only the judge (if any) is called
@@ -167,21 +193,33 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
         print(f"error: {e}", file=sys.stderr)
         return 2
     job = run_job(args, variant, out_dir, program_file, origin, dataset.skipped)
+    kept = store_log.scored_from_folder(out_dir, [item.question_id for item in items])
+    if kept is not None and (args.log_only or StoreRecord.read(out_dir).pending):
+        # scored to the end, but not (all) in the store: logged as it was, nothing asked or scored again
+        logged = run_params(settings, variant, items, job.concurrency, judge, job.params)
+        return log_kept(args, job, program, items, kept, {**job.tags, **judge_tags(judge)}, logged)
     if resumed := resumed_line(journal, items):
         print(resumed, file=sys.stderr)
     try:
         result = evaluate_program(
-            program, items, job, settings=settings, judge=judge, journal=journal, store=store
+            program,
+            items,
+            job,
+            settings=settings,
+            judge=judge,
+            journal=journal,
+            store=store,
+            on_scored=lambda summary: print_scores(summary, out_dir),
+            on_retry=store_retry_line,
         )
+    except tracking.StoreFault as fault:  # the scores are printed and kept; only the store is missing them
+        print(f"error: {store_log.store_line(out_dir, str(fault))}", file=sys.stderr)
+        return int(Exit.FAILED)
     except KeyboardInterrupt:  # the MLflow run is marked; the answers finished so far are on disk
         print(
             interrupted_line(journal, items, out_given=args.out is not None, resume=resume), file=sys.stderr
         )
         return int(Exit.INTERRUPTED)
-    print(format_summary(result.summary))
-    for line in unanswered_warnings(result.summary, f"all in {out_dir / 'summary.json'}"):
-        print(line, file=sys.stderr)
-    print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)")
     ui = tracking.ui_command(experiment_id=tracking.experiment_id())
     print(f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
     if result.summary.get("budget_line"):
@@ -196,6 +234,61 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
             f"error: every question failed (the MLflow run is marked FAILED); first: {first}", file=sys.stderr
         )
         return int(Exit.FAILED)
+    return 0
+
+
+def print_scores(summary: dict, out_dir: Path) -> None:
+    print(format_summary(summary))
+    for line in unanswered_warnings(summary, f"all in {out_dir / 'summary.json'}"):
+        print(line, file=sys.stderr)
+    print(f"run folder: {out_dir}  (agent_output.json, results.jsonl, summary.json)", flush=True)
+
+
+def store_retry_line(reason: str, wait: float) -> None:
+    print(f"MLflow store fault ({reason}): trying again in {wait:g} s", file=sys.stderr, flush=True)
+
+
+def log_kept(args, job: RunJob, program, items, kept, tags: dict, params: dict) -> int:
+    """--log-only (or a rerun of a folder whose logging faulted): log its kept scores into its MLflow run."""
+    summary, answered, scores = kept
+    out_dir, program_file = job.out_dir, job.program_file
+    labels = run_labels(
+        summary["variant"],
+        compiled.program_hash(program),
+        dataset_hash(items),
+        args.split,
+        len(items),
+        str(args.dataset),
+    )
+    name, run_tags, questions = labels[0], {**labels[1], **tags}, labels[2]
+    record = StoreRecord.read(out_dir)
+    if record.logged:
+        print(f"{out_dir} is logged already: MLflow run {record.run_id} in {tracking.tracking_uri()}")
+        return 0
+    scored = store_log.ScoredRun(
+        out_dir,
+        name,
+        params,
+        run_tags,
+        questions,
+        summary,
+        answered,
+        scores,
+        gold={item.question_id: item.final_answer for item in items},
+        program_file=program_file,
+        program_state=program_state(program),
+        failure="every question failed" if all_failed(summary) else "",
+        traces=not args.no_autolog,
+    )
+    print_scores(summary, out_dir)
+    try:
+        run = store_log.open_run(out_dir, name, run_tags, on_retry=store_retry_line)
+        run_id = store_log.log_scored(run, scored, on_retry=store_retry_line)
+    except tracking.StoreFault as fault:
+        print(f"error: {store_log.store_line(out_dir, str(fault))}", file=sys.stderr)
+        return int(Exit.FAILED)
+    ui = tracking.ui_command(experiment_id=tracking.experiment_id())
+    print(f"MLflow run {run_id} in {tracking.tracking_uri()}; open the UI with:\n  {ui}")
     return 0
 
 
@@ -221,6 +314,7 @@ def run_job(
         tags={**variant_tags(args.program, origin), **paths},
         skipped=dict(skipped),
         autolog=not args.no_autolog,
+        lm_traces=args.lm_traces,
         progress=not args.no_progress,
         budget=Budget(args.max_calls, args.max_tokens, args.max_usd, hard=False),
     )

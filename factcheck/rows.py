@@ -28,7 +28,8 @@ YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d\d(?![\d,]|\.\d)")
 HEADER_WORDS = re.compile(
     r"^(?:\s|\||,|\d{1,2}\b|years?|fiscal|ended|ending|as|of|at|and|three|six|nine|twelve|months?|weeks?|"
     r"quarters?|period|change|%|january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|\(?(?:dollars\s+)?in\s+(?:thousands|millions|billions)[^)]*\)?)*$",
+    r"november|december|\(?(?:dollars\s+)?in\s+(?:thousands|millions|billions)[^)]*\)?|"
+    r"年度?|月|日|末|项目|本期|上期|本年|上年|金额|期末|期初|余额|发生额|数|[（()）])*$",
     re.I,
 )
 LOOK_UP = 80  # lines above the row searched for its header of years (a balance sheet has ~50 rows)

@@ -28,6 +28,7 @@ import dspy
 
 from evaluate import tracking
 from evaluate.dataset import DatasetItem, dataset_hash, split
+from evaluate.tracking.known_cost import known_cost
 from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.call_estimate import estimate
@@ -251,6 +252,9 @@ def run_compile(
         sidecar = compiled.sidecar_path(out)
         meta = compiled.read_meta(out)
         state_hash = compiled.file_hash(out)
+        spent, cost_note = known_cost(cost_metrics(lm_stages), lm_stages, meta["cost"])
+        tracking.drop_autolog_models(run.run_id)  # one model per compiled program: its own, below
+        model_id = compiled_model(run, job, state_hash, meta, settings, out, sidecar)
         run.log_metrics(
             {
                 "dev_metric": dev_score,
@@ -262,8 +266,13 @@ def run_compile(
                 "stopped_early": stopped is not None,
                 "changed_predictors": len(changes),
                 "demos_added": meta["changes"]["demos_added"],
-                **cost_metrics(lm_stages),
-            }
+                **spent,
+            },
+            model_id=model_id,
+            dataset=dev_dataset(items, job, located.get("dataset", "")),
+            linked={
+                "dev/metric"
+            },  # the compile's score of its program; its cost is the compile's, not the program's
         )
         run.set_tags(
             {
@@ -272,12 +281,51 @@ def run_compile(
                 "program_change": meta["changes"]["summary"],
                 "budget_hit": budget.exhausted,
                 "stopped_early": stopped or "",
+                **({"cost_note": cost_note} if cost_note else {}),
             }
         )
         run.log_artifact(out)
         run.log_artifact(sidecar)
         run.log_program(whole)
     return CompileResult(whole, meta, run.run_id)
+
+
+def compiled_model(
+    run, job: CompileJob, state_hash: str, meta: dict, settings: Settings, out: Path, sidecar: Path
+) -> str:
+    """The compiled program's LoggedModel, produced by this compile run: its optimizer and settings as
+    params, compiled.json and its sidecar as artifacts; every evaluation of the same program links to it."""
+    variant = f"compiled:{job.optimizer}" + ("" if job.stage == "program" else f"-{job.stage}")
+    model_id = tracking.program_model(
+        tracking.model_name(variant, state_hash),
+        state_hash,
+        run.experiment_id,
+        params={
+            "optimizer": job.optimizer,
+            "stage": job.stage,
+            "seed": job.seed,
+            "max_demos": job.max_demos,
+            "threshold": meta["threshold"],
+            "train_examples": meta["train_examples"],
+            "val_examples": meta["val_examples"],
+            "dataset_hash": meta["dataset_hash"],
+            "lm": settings.lm,
+        },
+        tags={"variant": variant, "compile_run": run.run_id},
+        source_run_id=run.run_id,
+        files=tuple(f for f in (out, sidecar) if f.is_file()),
+    )
+    tracking.link_model(run.run_id, model_id, produced=True)
+    return model_id
+
+
+def dev_dataset(items: list[DatasetItem], job: CompileJob, dataset_file: str) -> dict:
+    """The dev questions the compile scored its program on, as the Models page names a dataset."""
+    dev = split(items, seed=job.seed).dev
+    if job.limit is not None and job.stage == "program":
+        dev = dev[: job.limit]
+    name = Path(dataset_file).name if dataset_file else "questions"
+    return {"name": f"{name} dev", "digest": dataset_hash(dev)[:8], "source": dataset_file}
 
 
 def reflection_model(settings: Settings):

@@ -17,23 +17,24 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evaluate import tracking
 from evaluate.dataset import DatasetItem, dataset_hash, strip_gold
 from evaluate.matching.judge import AnswerJudge, JudgeCache
 from evaluate.matching.process import process_scores, records_to_facts
 from evaluate.matching.scoring import headline, score_items
+from evaluate.runs import store_log
 from evaluate.runs.answering import Answered, answer_all
 from evaluate.runs.job import RunJob
 from evaluate.runs.journal import AnswerJournal
-from evaluate.runs.run_outputs import table_rows, verification_metrics, write_outputs, write_reports
+from evaluate.runs.run_outputs import verification_metrics, write_outputs, write_reports
+from evaluate.runs.store_log import flat_metrics  # noqa: F401 (evaluation.flat_metrics, as before)
 from programs import compiled
 from programs.lm.cost_report import cost_figures, cost_lines
-from programs.lm.progress import RunCounts, current_watch, stage_metrics, totals, trouble_line
+from programs.lm.progress import RunCounts, current_watch, totals, trouble_line
 from programs.lm.settings import Settings, build_lm
 from programs.lm.spend import Budget, BudgetReached, enforced
 from programs.stages.cascade import cascade_line, cascade_summary
@@ -74,6 +75,7 @@ def run_labels(
     variant: str, state_hash: str, items_hash: str, part: str, n: int, dataset_file: str | None = None
 ) -> tuple[str, dict, dict]:
     """(name, tags, dataset input) of an evaluation run: what the runs table and the headline view show of it."""
+    file_name = Path(dataset_file).name if dataset_file else "questions"
     tags = {
         **tracking.EVALUATION,  # kind=evaluation: the rows of the headline view
         "variant": variant,
@@ -81,9 +83,10 @@ def run_labels(
         "program_hash": state_hash,
         "optimizer": "none",
         "dataset_hash": items_hash,
+        tracking.COMPARE_ON: f"{file_name} {items_hash[:8]} {part}",  # the headline view's groups
     }
-    questions = {  # the default runs view's Dataset column: file name, hash, split
-        "name": Path(dataset_file).name if dataset_file else "questions",
+    questions = {  # the default runs view's Dataset column, and the Models page's: file and split, hash
+        "name": f"{file_name} {part}",
         "digest": items_hash[:8],
         "context": part,
         "source": str(Path(dataset_file).resolve()) if dataset_file else "",
@@ -139,19 +142,6 @@ def make_judge(settings: Settings, out_dir: Path) -> AnswerJudge | None:
     return judge
 
 
-def flat_metrics(report: dict) -> dict[str, float]:
-    """The scalar figures of a score report, process ones flattened (process_macro_cell, ...), and the
-    LM figures per stage (lm_calls_planner, lm_parse_failures_extractor, ...)."""
-    metrics: dict[str, Any] = {
-        k: v for k, v in report.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-    }
-    for scope in ("process_macro", "process_micro"):
-        for name, value in (report.get(scope) or {}).items():
-            metrics[f"{scope}_{name}"] = value
-    metrics.update(stage_metrics(report.get("lm_stages") or {}))
-    return metrics
-
-
 def verified_process(items: list[DatasetItem], answered) -> dict[str, float]:
     """Process accuracy counting only facts that passed the check against their page: a value flagged
     in a record's `unverified` column counts as not extracted (process_verified_*, beside process_*)."""
@@ -184,6 +174,8 @@ def evaluate_program(
     judge: AnswerJudge | None = None,
     journal: AnswerJournal | None = None,
     store=None,
+    on_scored: Callable[[dict], None] | None = None,
+    on_retry: Callable[[str, float], None] | None = None,
 ) -> RunResult:
     """Answer, score, write the run folder and log one MLflow run, as `job` says. LMs must already be
     configured.
@@ -193,39 +185,26 @@ def evaluate_program(
     read, whose pages the audit reports show (none: reports without pages).
     On Ctrl-C the MLflow run ends FAILED, tagged `failure: interrupted ...`, and KeyboardInterrupt is
     raised again for the command to say what was kept.
+    `on_scored(summary)` runs once the scores are on disk, before the store is written; `on_retry(reason,
+    wait)` at each store fault that is retried. tracking.StoreFault when the store refuses the run after
+    the retries: the folder holds everything, and OUT/mlflow.json the run to finish (evaluate.runs.store_log).
     """
     out_dir, variant, budget, dataset_file = job.out_dir, job.variant, job.budget, job.dataset_file
     out_dir.mkdir(parents=True, exist_ok=True)
     items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
-    all_params = {
-        **settings.as_params(),
-        "variant": variant,
-        "questions": len(items),
-        "dataset_hash": items_hash,
-        "question_concurrency": job.concurrency,
-        "judge": settings.model_for("judge") if judge is not None else "",
-        **job.params,
-    }
+    all_params = run_params(settings, variant, items, job.concurrency, judge, job.params)
     name, run_tags, questions = run_labels(
         variant, state_hash, items_hash, job.part, len(items), dataset_file
     )
-    with (
-        tracking.start_run(
-            name,
-            params=all_params,
-            tags={
-                **run_tags,
-                "self_judged": str(bool(judge is not None and judge.self_judged)).lower(),
-                **job.tags,
-            },
-            dataset=questions,
-        ) as run,
-        failed_if_interrupted(run),
-    ):
+    run_tags = {**run_tags, **judge_tags(judge), **job.tags}
+    # Opened first, so the UI shows the run while its questions are asked; only the store's own calls are
+    # inside a retry, and nothing below waits on the store until the scores are on disk and printed.
+    run = store_log.open_run(out_dir, name, run_tags, on_retry=on_retry)
+    try:
         resumed = journal.answered(item.question_id for item in items) if journal is not None else {}
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
         start = time.perf_counter()
-        with tracking.dspy_autolog(job.autolog):
+        with tracking.dspy_autolog(job.lm_traces):
             with enforced(budget) if budget is not None else contextlib.nullcontext():
                 answers = answer_all(
                     program, [strip_gold(item) for item in items], job.concurrency, job.progress, journal
@@ -241,54 +220,87 @@ def evaluate_program(
                 for a in answered
             ]
             report = score_items(items, predictions, judge=judge).as_dict()
-        seconds = time.perf_counter() - start
-        lm_stages = lm_counts.stages()
-        per_question = {q["question_id"]: q for q in report.pop("per_question")}
-        scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
-        tokens = sum(
-            int(v.get("total_tokens", 0) or 0)
-            for usage in [a.usage for a in answered if a.question_id not in resumed] + [answers.shared_usage]
-            for v in (usage or {}).values()
-            if isinstance(v, dict)
-        )
-        summary = {
-            **report,
-            **verification_metrics(answered),
-            **verified_process(items, answered),
-            "errors": sum(a.error is not None for a in answered),
-            "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
-            "skipped": len(job.skipped),  # blank questions of the dataset, not run (evaluate.dataset)
-            "skipped_ids": list(job.skipped),
-            "seconds": round(seconds, 2),
-            "total_tokens": tokens,
-            **totals(lm_stages),
-            # cascade_* keys, only when one ran; this run's documents only, like its cost
-            **cascade_summary([a.run_log for a in answered if a.question_id not in resumed]),
-            "lm_stages": lm_stages,
-            "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
-            **budget_figures(budget, answered),
-            "variant": variant,
-            "run_id": run.run_id,
-            "tracking_uri": tracking.tracking_uri(),
-            "inputs": run_inputs(all_params, settings, dataset_file),  # nested: no metric of its own
-        }
-        paths = write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
-        pages = getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None)
-        for report_path in write_reports(out_dir, answered, *pages):
-            run.log_artifact(report_path, artifact_path=f"audit/{report_path.parent.name}")
-        run.log_metrics(flat_metrics(summary))
-        run.log_table(table_rows(answered, scores))
-        for path in paths.values():
-            run.log_artifact(path)
-        if job.program_file is not None:
-            run.log_artifact(job.program_file)
-            sidecar = compiled.sidecar_path(job.program_file)
-            if sidecar.is_file():
-                run.log_artifact(sidecar)
-        run.log_program(program)
-    if all_failed(summary):  # a dead LM is not a run: marked FAILED in MLflow, not FINISHED
-        tracking.mark_failed(run.run_id, f"every question failed, e.g. {answered[0].error}")
+    except KeyboardInterrupt:  # ended FAILED and tagged why: never left RUNNING, told apart from a crash
+        store_log.close_interrupted(out_dir, run.run_id, "interrupted (Ctrl-C): the same command resumes it")
+        raise
+    seconds = time.perf_counter() - start
+    lm_stages = lm_counts.stages()
+    per_question = {q["question_id"]: q for q in report.pop("per_question")}
+    scores = [_question_scores(per_question.get(a.question_id)) for a in answered]
+    tokens = sum(
+        int(v.get("total_tokens", 0) or 0)
+        for usage in [a.usage for a in answered if a.question_id not in resumed] + [answers.shared_usage]
+        for v in (usage or {}).values()
+        if isinstance(v, dict)
+    )
+    summary = {
+        **report,
+        **verification_metrics(answered),
+        **verified_process(items, answered),
+        "errors": sum(a.error is not None for a in answered),
+        "resumed": len(resumed),  # answered by an earlier, stopped run into the same folder
+        "skipped": len(job.skipped),  # blank questions of the dataset, not run (evaluate.dataset)
+        "skipped_ids": list(job.skipped),
+        "seconds": round(seconds, 2),
+        "total_tokens": tokens,
+        **totals(lm_stages),
+        # cascade_* keys, only when one ran; this run's documents only, like its cost
+        **cascade_summary([a.run_log for a in answered if a.question_id not in resumed]),
+        "lm_stages": lm_stages,
+        "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
+        **budget_figures(budget, answered),
+        "variant": variant,
+        "run_id": run.run_id,
+        "tracking_uri": tracking.tracking_uri(),
+        "inputs": run_inputs(all_params, settings, dataset_file),  # nested: no metric of its own
+    }
+    write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
+    write_reports(out_dir, answered, getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None))
+    if on_scored is not None:  # the scores are printed before the store is written (it may be locked)
+        on_scored(summary)
+    scored = store_log.ScoredRun(
+        out_dir,
+        name,
+        all_params,
+        run_tags,
+        questions,
+        summary,
+        answered,
+        scores,
+        gold={item.question_id: item.final_answer for item in items},
+        program_file=job.program_file,
+        program_state=program_state(program),
+        failure=f"every question failed, e.g. {answered[0].error}" if all_failed(summary) else "",
+        traces=job.autolog,
+    )
+    store_log.log_scored(run, scored, on_retry=on_retry)
     return RunResult(summary, out_dir, run.run_id, answered)
+
+
+def run_params(settings: Settings, variant: str, items, concurrency: int, judge, params: dict | None) -> dict:
+    """Every setting of the run, and what it ran on: the MLflow run's params."""
+    return {
+        **settings.as_params(),
+        "variant": variant,
+        "questions": len(items),
+        "dataset_hash": dataset_hash(items),
+        "question_concurrency": concurrency,
+        "judge": settings.model_for("judge") if judge is not None else "",
+        **(params or {}),
+    }
+
+
+def judge_tags(judge) -> dict:
+    return {"self_judged": str(bool(judge is not None and judge.self_judged)).lower()}
+
+
+def program_state(program) -> dict | None:
+    """The program's state (demos + instructions per predictor) as JSON data; never a pickle."""
+    try:
+        return program.dump_state()
+    except Exception as exc:  # a program that cannot dump its state must not sink the run
+        logger.warning("could not dump the program state: %s", exc)
+        return None
 
 
 def budget_figures(budget: Budget | None, answered) -> dict:
@@ -302,17 +314,6 @@ def budget_figures(budget: Budget | None, answered) -> dict:
         "budget_line": budget.ended_line(),
         "budget_cut": cut,
     }
-
-
-@contextlib.contextmanager
-def failed_if_interrupted(run: tracking.TrackedRun) -> Iterator[None]:
-    """Ctrl-C ends the MLflow run FAILED (as any exception does) and tags why: never left RUNNING, and
-    told apart from a crash in the runs table."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        tracking.mark_failed(run.run_id, "interrupted (Ctrl-C): the same command resumes it")
-        raise
 
 
 def run_inputs(params: dict, settings: Settings, dataset: str | None) -> dict:

@@ -24,7 +24,8 @@ class RunJob:
     params: dict = field(default_factory=dict)  # beside the settings, logged as MLflow params
     tags: dict = field(default_factory=dict)  # MLflow tags (paths: where things were, not settings)
     skipped: dict[str, str] = field(default_factory=dict)  # question_id -> why the loader left it out
-    autolog: bool = True  # DSPy autologging: a trace of every module and LM call
+    autolog: bool = True  # one MLflow trace per question (evaluate.runs.question_trace)
+    lm_traces: bool = False  # DSPy's autolog besides: a trace per module and LM call (many per question)
     progress: bool = True  # the progress bar
     # Caps on the answering's requests, tokens and dollars (--max-calls/--max-tokens/--max-usd): once one
     # is reached every request still to make is refused, so the questions it cuts fail with the reason

@@ -12,8 +12,10 @@ import contextlib
 import json
 import logging
 import os
+import shutil
+import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -23,6 +25,7 @@ from mlflow.tracking import MlflowClient  # noqa: E402
 
 from evaluate.tracking.store_check import DEFAULT_STORE_FILE, tracking_uri  # noqa: F401 (tracking.tracking_uri)
 from programs.lm import patches  # noqa: E402 (MLflow's private names, with DSPy's)
+from signatures.errors import CollateError
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +100,12 @@ HEADLINE = [
     ("lm/parse_failures", "parse failures", "{:.0f}", 0),
     ("time/seconds", "s", "{:.1f}", 0),
 ]
-HEADLINE_TAGS = [("variant", 120), ("split", 44), ("dataset_hash", 64)]
+# The dataset and split are the rows' group (COMPARE_ON), not columns; cost_note says why a cost is empty.
+HEADLINE_TAGS = [("variant", 120), ("cost_note", 108)]
+# Runs over different questions are no comparison (issue 31: the demo's 10 questions at 0.6 ranked above
+# the test split's 8 at 0.25): the view groups evaluation runs by this tag, 'dataset.json 4f1e2d3c test'
+# (file, question-set hash, split), each group best first, its header showing the group's best figures.
+COMPARE_ON = "compare_on"
 # The columns MLflow always shows, narrowed (the run name carries variant, program hash, split and n).
 FIXED_COLUMNS = [("attributes.`Run Name`", 227), ("runDateAndNestInfo", 76), ("duration", 62)]
 # Only evaluation runs: a comparison of variants (compile runs and their trials are in the default view).
@@ -143,8 +151,9 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
 
 
 def headline_view() -> dict:
-    """The runs table for comparing variants: evaluation runs, best final accuracy first; run name, the
-    headline metrics, then the tags that say what ran (variant, split, dataset), sized to fit 1400 px."""
+    """The runs table for comparing variants: evaluation runs grouped by the questions they answered
+    (dataset and split), best final accuracy first; run name, the headline metrics, the variant and why a
+    cost is unknown, sized to fit 1400 px."""
     metrics = [(f"metrics.`{m}`", width) for m, _, _, width in HEADLINE if width]
     tags = [(f"tags.`{t}`", width) for t, width in HEADLINE_TAGS]
     columns = FIXED_COLUMNS + metrics + tags
@@ -155,6 +164,7 @@ def headline_view() -> dict:
         "orderByKey": "metrics.`acc/final`",
         "orderByAsc": False,
         "searchFilter": " and ".join(f"tags.{k} = '{v}'" for k, v in EVALUATION.items()),
+        "groupBy": {"aggregateFunction": "max", "groupByKeys": [{"mode": "tag", "groupByData": COMPARE_ON}]},
     }
 
 
@@ -216,21 +226,51 @@ def numeric_metrics(metrics: Mapping[str, Any]) -> dict[str, float]:
 
 
 class TrackedRun:
-    """Handle on the active MLflow run; every method logs into that run only."""
+    """Handle on one MLflow run (active or not); every method logs into that run only."""
 
-    def __init__(self, run: mlflow.ActiveRun):
-        self.run_id: str = run.info.run_id
-        self.experiment_id: str = run.info.experiment_id
+    def __init__(self, run_id: str, experiment_id: str):
+        self.run_id = run_id
+        self.experiment_id = experiment_id
 
-    def log_params(self, params: Mapping[str, Any], prefix: str = "") -> None:
-        mlflow.log_params({prefix + k: v for k, v in flat_params(params).items()}, run_id=self.run_id)
+    def log_params(self, params: Mapping[str, Any], prefix: str = "", keep_logged: bool = False) -> None:
+        """keep_logged: leave out the params the run already holds (MLflow refuses a changed value, and a
+        run logged again from its folder may differ in one that does not change its answers)."""
+        flat = {prefix + k: v for k, v in flat_params(params).items()}
+        if keep_logged:
+            held = MlflowClient(tracking_uri()).get_run(self.run_id).data.params
+            flat = {k: v for k, v in flat.items() if k not in held}
+        if flat:
+            mlflow.log_params(flat, run_id=self.run_id)
 
-    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+    def log_metrics(
+        self,
+        metrics: Mapping[str, Any],
+        step: int | None = None,
+        model_id: str | None = None,
+        dataset: Mapping[str, str] | None = None,
+        linked: set[str] | None = None,
+    ) -> None:
         """Run-summary names in, grouped MLflow names out (metric_name); full precision in the metric, the
-        headline figures rounded in the run's description."""
+        headline figures rounded in the run's description. With `model_id` and `dataset` ({name, digest,
+        source}), the headline figures are also the program's scores on that dataset: the Models page
+        shows them per dataset, one row per program (`linked`, by default MODEL_METRICS)."""
+        # MLflow links a metric to the "active model" when none is given, and DSPy's autolog leaves its
+        # dummy model active after a compile: every later metric of the process went to it.
+        mlflow.clear_active_model()
         values = {metric_name(k): v for k, v in numeric_metrics(metrics).items()}
-        if values:
-            mlflow.log_metrics(values, step=step, run_id=self.run_id)
+        names = MODEL_METRICS if linked is None else linked
+        scores = {k: v for k, v in values.items() if model_id and dataset and k in names}
+        rest = {k: v for k, v in values.items() if k not in scores}
+        if rest:  # the client's call: mlflow.log_metrics also links a metric to every model the run produced
+            from mlflow.entities import Metric
+
+            now = int(time.time() * 1000)
+            MlflowClient(tracking_uri()).log_batch(
+                self.run_id, metrics=[Metric(k, v, now, step or 0) for k, v in rest.items()]
+            )
+        if scores and model_id and dataset:
+            data = _meta_dataset(dataset["name"], dataset["digest"], dataset.get("source", ""))
+            mlflow.log_metrics(scores, step=step, run_id=self.run_id, model_id=model_id, dataset=data)
         headline = headline_text(values)
         if headline and step is None:
             MlflowClient(tracking_uri()).set_tag(self.run_id, "mlflow.note.content", headline)
@@ -244,11 +284,7 @@ class TrackedRun:
 
     def log_dataset(self, name: str, digest: str, context: str, source: str = "") -> None:
         """The questions as an MLflow dataset input (metadata only: the data stays where it is)."""
-        from mlflow.data.meta_dataset import MetaDataset
-        from mlflow.data.sources import LocalArtifactDatasetSource  # type: ignore[attr-defined]  # mlflow makes it at import
-
-        # MetaDataset leaves Dataset.profile abstract, but Dataset is no ABC: it instantiates (tests/evaluate).
-        data = MetaDataset(LocalArtifactDatasetSource(source or name), name=name, digest=digest)  # type: ignore[abstract]
+        data = _meta_dataset(name, digest, source)
         MlflowClient(tracking_uri()).log_inputs(self.run_id, [_dataset_input(data, context)])
 
     def log_table(self, rows: list[dict[str, Any]], artifact_file: str = "per_question.json") -> None:
@@ -311,7 +347,7 @@ def start_run(
     if not nested:
         use_store(experiment)
     with mlflow.start_run(run_name=run_name, nested=nested) as run:
-        handle = TrackedRun(run)
+        handle = TrackedRun(run.info.run_id, run.info.experiment_id)
         if params:
             handle.log_params(params)
         if tags:
@@ -319,14 +355,6 @@ def start_run(
         if dataset:
             handle.log_dataset(**dataset)
         yield handle
-
-
-def mark_failed(run_id: str, reason: str) -> None:
-    """End a run that has closed as FAILED, saying why in its `failure` tag: a run whose every question
-    failed (a dead LM) must not look like a finished one in the runs table."""
-    client = MlflowClient(tracking_uri())
-    client.set_tag(run_id, "failure", flat_params({"r": reason})["r"])
-    client.set_terminated(run_id, status="FAILED")
 
 
 @contextlib.contextmanager
@@ -349,6 +377,7 @@ def dspy_autolog(enabled: bool = True) -> Iterator[None]:
         raise
     else:
         mlflow.dspy.autolog(disable=True, silent=True)
+        mlflow.clear_active_model()  # autolog's compile leaves its model active (see TrackedRun.log_metrics)
         # Traces are exported by a background queue: flush so they are in the store when the run ends.
         mlflow.flush_trace_async_logging()
 
@@ -383,3 +412,254 @@ def ui_command(uri: str | None = None, port: int = 5000, experiment_id: str | No
         f"MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false .venv/bin/mlflow server --host 127.0.0.1 --port {port} "
         f"--backend-store-uri {uri} --workers 1   # then open http://127.0.0.1:{port}{page}"
     )
+
+
+# --- Store faults: retried, then one line (issue 33) ------------------------------------------------
+# MLflow's SQLite sessions already wait 20 s for another process's lock on every statement; these are the
+# waits between whole attempts after that (a lock held by a second `collate run` that is writing its own
+# run passes; one held by a forgotten sqlite3 shell does not, and the run folder keeps what to log).
+RETRY_WAITS: tuple[float, ...] = (5.0, 20.0)
+
+
+class StoreFault(CollateError):
+    """The MLflow store could not take what was logged, even after the retries: exit 1, the reason in one line."""
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    import sqlalchemy.exc
+    from mlflow.exceptions import MlflowException
+
+    return (MlflowException, sqlalchemy.exc.SQLAlchemyError, OSError)  # OSError: requests' errors, the disk
+
+
+def fault_reason(exc: BaseException) -> str:
+    """MLflow's reason in one line: 'database is locked', not the SQL statement and a traceback."""
+    inner = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
+    text = str(getattr(inner, "message", None) or inner).strip().splitlines()
+    line = text[0] if text else type(exc).__name__
+    line = line.removeprefix("(sqlite3.OperationalError) ").strip()
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+def with_retries(attempt, waits: tuple[float, ...] | None = None, on_retry=None):
+    """attempt() until the store takes it; StoreFault with the reason after the last wait."""
+    waits = RETRY_WAITS if waits is None else waits
+    for wait in [*waits, None]:
+        try:
+            with _quiet_store():
+                return attempt()
+        except _store_errors() as exc:
+            reason = fault_reason(exc)
+            if wait is None:
+                raise StoreFault(reason) from None
+            logger.debug("store fault (%s), trying again in %s s", reason, wait, exc_info=True)
+            if on_retry is not None:
+                on_retry(reason, wait)
+            time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def _quiet_store() -> Iterator[None]:
+    """MLflow's SQL store logs every database error with its whole traceback (~100 lines) before raising
+    it; the fault is reported once, in one line, by the caller."""
+    store_logger = logging.getLogger("mlflow.store.db.utils")
+    level = store_logger.level
+    store_logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        store_logger.setLevel(level)
+
+
+def create_run(run_name: str, tags: Mapping[str, Any], experiment: str = DEFAULT_EXPERIMENT) -> TrackedRun:
+    """A new run, RUNNING and not active (nothing else in the process logs into it by accident)."""
+    experiment_id = use_store(experiment)
+    run = MlflowClient(tracking_uri()).create_run(experiment_id, tags=flat_params(tags), run_name=run_name)
+    return TrackedRun(run.info.run_id, experiment_id)
+
+
+def reopen_run(run_id: str) -> TrackedRun | None:
+    """The run of an earlier attempt to log the same run folder, when the store still has it unfinished."""
+    use_store()
+    try:
+        run = MlflowClient(tracking_uri()).get_run(run_id)
+    except _store_errors()[0]:  # deleted, or another store: log a new one
+        return None
+    if run.info.status != "RUNNING":
+        return None
+    return TrackedRun(run.info.run_id, run.info.experiment_id)
+
+
+def finish_run(run_id: str, failure: str | None = None) -> None:
+    """End a run FINISHED, or FAILED with its reason in the `failure` tag."""
+    client = MlflowClient(tracking_uri())
+    if failure:
+        client.set_tag(run_id, "failure", flat_params({"r": failure})["r"])
+    client.set_terminated(run_id, status="FAILED" if failure else "FINISHED")
+
+
+# --- One trace per question (evaluate.runs.question_trace builds the tree) ----------------------------------
+def log_trace(
+    tree: Mapping[str, Any],
+    experiment_id: str,
+    seconds: float,
+    tags: Mapping[str, Any] | None = None,
+    run_id: str | None = None,
+    model_id: str | None = None,
+) -> str:
+    """A trace from a tree of {name, type, inputs, outputs, status, children}, linked to the run (its
+    Traces tab) and the program's LoggedModel; every span spans the question's `seconds`. Its id, once
+    the store holds it (a store fault raises here, so the caller retries it)."""
+    end = time.time_ns()
+    start = end - int(max(seconds, 0.001) * 1e9)
+    metadata = {}
+    if run_id:
+        metadata["mlflow.sourceRun"] = run_id
+    if model_id:
+        metadata["mlflow.modelId"] = model_id
+    root = mlflow.start_span_no_context(
+        name=str(tree["name"]),
+        span_type=str(tree.get("type") or "CHAIN"),
+        inputs=tree.get("inputs"),
+        tags=flat_params(tags or {}),
+        metadata=metadata,
+        experiment_id=experiment_id,
+        start_time_ns=start,
+    )
+    _child_spans(root, tree.get("children") or [], start, end)
+    root.end(outputs=tree.get("outputs"), status=str(tree.get("status") or "OK"), end_time_ns=end)
+    mlflow.flush_trace_async_logging()
+    MlflowClient(tracking_uri()).get_trace(root.trace_id)  # raises when the store did not take it
+    return root.trace_id
+
+
+def _child_spans(parent, children, start: int, end: int) -> None:
+    for child in children:
+        span = mlflow.start_span_no_context(
+            name=str(child["name"]),
+            span_type=str(child.get("type") or "CHAIN"),
+            parent_span=parent,
+            inputs=child.get("inputs"),
+            start_time_ns=start,
+        )
+        _child_spans(span, child.get("children") or [], start, end)
+        span.end(outputs=child.get("outputs"), status=str(child.get("status") or "OK"), end_time_ns=end)
+
+
+def log_assessments(
+    trace_id: str, expectations: Mapping[str, Any], feedback: Sequence[Mapping[str, Any]]
+) -> None:
+    """The gold answer as an expectation, the verdict and scores as feedback, on the trace: the trace view
+    shows them as columns and filters on them (e.g. correct = false)."""
+    from mlflow.entities import AssessmentSource
+
+    for name, value in expectations.items():
+        mlflow.log_expectation(
+            trace_id=trace_id, name=name, value=value, source=AssessmentSource("HUMAN", "dataset gold")
+        )
+    for item in feedback:
+        source = AssessmentSource(
+            str(item["source"]), "collate judge" if item["source"] == "LLM_JUDGE" else "collate scoring"
+        )
+        mlflow.log_feedback(
+            trace_id=trace_id,
+            name=str(item["name"]),
+            value=item["value"],
+            rationale=str(item.get("rationale") or "") or None,
+            source=source,
+        )
+
+
+# --- One LoggedModel per program, linked to every run of it ---------------------------------------------
+MODEL_TYPE = "collate-program"
+# The figures that score a program on a dataset (the Models page's columns): the headline view's, what was
+# paid where the price is unknown, and a compile's score on its dev split.
+MODEL_METRICS = {m for m, _, _, width in HEADLINE if width} | {"cost/paid_usd", "dev/metric"}
+
+
+def model_name(variant: str, program_hash: str) -> str:
+    """'bootstrap-3f9a1c2', 'uncompiled-a1b2c3d': the Models page's row, told apart by the program's hash."""
+    return f"{variant.removeprefix('compiled:').replace(':', '-')}-{program_hash}"
+
+
+def program_model(
+    name: str,
+    program_hash: str,
+    experiment_id: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    tags: Mapping[str, Any] | None = None,
+    source_run_id: str | None = None,
+    files: tuple[Path, ...] = (),
+    state: Any = None,
+) -> str:
+    """The id of the program's LoggedModel, found by its hash, else made: its params, its program file
+    (and the compile's sidecar) or state as artifacts, READY. A compile makes it (source_run_id = the
+    compile run); an evaluation of a program no compile logged (uncompiled, flat-rag) makes its own."""
+    found = mlflow.search_logged_models(
+        experiment_ids=[experiment_id],
+        filter_string=f"tags.program_hash = '{program_hash}'",
+        max_results=1,
+        output_format="list",
+    )
+    if found:
+        return found[0].model_id
+    model = mlflow.initialize_logged_model(
+        name=name,
+        source_run_id=source_run_id,
+        tags={**flat_params(tags or {}), "program_hash": program_hash},
+        params=flat_params(params or {}),
+        model_type=MODEL_TYPE,
+        experiment_id=experiment_id,
+    )
+    with tempfile.TemporaryDirectory(prefix="collate-model-") as folder:
+        for path in files:
+            shutil.copy(path, Path(folder) / Path(path).name)
+        if state is not None:
+            Path(folder, "state.json").write_text(
+                json.dumps(state, ensure_ascii=False, indent=1, default=str)
+            )
+        MlflowClient(tracking_uri()).log_model_artifacts(model.model_id, folder)
+    mlflow.finalize_logged_model(model.model_id, "READY")
+    return model.model_id
+
+
+def drop_autolog_models(run_id: str) -> int:
+    """Delete the empty "dspy" LoggedModels DSPy's autolog makes for a compile and each of its evaluations
+    (no params, no files: a row per trial on the Models page, beside the compiled program's own). How many."""
+    client = MlflowClient(tracking_uri())
+    run = client.get_run(run_id)
+    children = client.search_runs(
+        [run.info.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{run_id}'", max_results=10000
+    )
+    runs = {run_id, *(child.info.run_id for child in children)}
+    dummies = [
+        model
+        for model in mlflow.search_logged_models(
+            experiment_ids=[run.info.experiment_id], filter_string="name = 'dspy'", output_format="list"
+        )
+        if model.source_run_id in runs and not model.params
+    ]
+    for model in dummies:
+        client.delete_logged_model(model.model_id)
+    return len(dummies)
+
+
+def link_model(run_id: str, model_id: str, produced: bool = False) -> None:
+    """The run used the model (an evaluation: its input) or produced it (a compile: its output)."""
+    from mlflow.entities import LoggedModelInput, LoggedModelOutput
+
+    client = MlflowClient(tracking_uri())
+    if produced:
+        client.log_outputs(run_id, [LoggedModelOutput(model_id, step=0)])
+    else:
+        client.log_inputs(run_id, models=[LoggedModelInput(model_id)])
+
+
+def _meta_dataset(name: str, digest: str, source: str = ""):
+    from mlflow.data.meta_dataset import MetaDataset
+    from mlflow.data.sources import LocalArtifactDatasetSource  # type: ignore[attr-defined]  # mlflow makes it at import
+
+    # MetaDataset leaves Dataset.profile abstract, but Dataset is no ABC: it instantiates (tests/evaluate).
+    return MetaDataset(LocalArtifactDatasetSource(source or name), name=name, digest=digest)  # type: ignore[abstract]

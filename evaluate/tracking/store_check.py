@@ -8,6 +8,7 @@ issue 22). No mlflow import here: the check must be fast, and evaluate/tracking/
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
 import urllib.request
 from pathlib import Path
@@ -18,6 +19,9 @@ from signatures.errors import BadInput
 
 DEFAULT_STORE_FILE = "mlflow.db"
 DATABASE_SCHEMES = ("postgresql", "mysql", "mssql")  # checked by MLflow itself when the run starts
+# How long the check waits for another process's write to the store to end: MLflow itself waits 20 s a
+# statement, then fails with a traceback; a lock held longer than this at the start is not a passing one.
+LOCK_WAIT_SECONDS = 10.0
 FIX = "set MLFLOW_TRACKING_URI to a store you can write (e.g. sqlite:///$PWD/mlflow.db), or unset it"
 
 
@@ -31,7 +35,9 @@ def check_store(uri: str | None = None, timeout: float = 3.0) -> str:
     uri = uri or tracking_uri()
     scheme = urlparse(uri).scheme.split("+")[0]
     if scheme == "sqlite":
-        _check_writable(Path(uri[len("sqlite:///") :]), uri)
+        db_file = Path(uri[len("sqlite:///") :])
+        _check_writable(db_file, uri)
+        _check_database(db_file, uri)
     elif scheme in ("http", "https"):
         _check_server(uri, timeout)
     elif scheme in ("file", ""):
@@ -69,4 +75,29 @@ def _check_server(uri: str, timeout: float) -> None:
         raise BadInput(
             f"cannot reach the MLflow server at {uri} ({type(exc).__name__}: {exc}): start it "
             f"(mlflow server --backend-store-uri sqlite:///mlflow.db) or {FIX}"
+        ) from None
+
+
+def _check_database(db_file: Path, uri: str) -> None:
+    """An existing store file must be an SQLite database no other process is writing: a garbage file or a
+    lock held by another process surfaced as a traceback from inside MLflow (issue 33)."""
+    if not db_file.is_file() or db_file.stat().st_size == 0:  # absent or empty: MLflow makes the schema
+        return
+    try:
+        connection = sqlite3.connect(f"file:{db_file}?mode=rw", uri=True, timeout=LOCK_WAIT_SECONDS)
+        try:
+            connection.execute("PRAGMA schema_version").fetchone()  # reads the header: garbage fails here
+            connection.execute("BEGIN IMMEDIATE")  # the write lock MLflow will need
+            connection.rollback()
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise BadInput(
+                f"the MLflow store {db_file} is locked by another process (still after {LOCK_WAIT_SECONDS:g} s): "
+                f"let it finish (another collate run, an open sqlite3 shell), or {FIX}"
+            ) from None
+        raise BadInput(
+            f"{db_file} is not an SQLite database ({exc}), so MLflow cannot keep runs in it: move it aside "
+            f"(mv {db_file} {db_file}.bad) and run again, or {FIX}"
         ) from None

@@ -114,3 +114,34 @@ def test_a_rerun_on_the_same_fact_store_reports_the_extraction_calls_it_saved(
     assert (
         model.startswith("openai/") and f"({model} is in no price table: set COLLATE_PRICE_IN/_OUT" in printed
     )
+
+
+def test_an_unknown_price_is_no_number_in_mlflow_and_the_run_says_why(small_corpus, monkeypatch, tmp_path):
+    """Issue 31: `cost/usd` was 0 for a model with no price, so the comparison ranked it as free."""
+    server = serve(monkeypatch)
+    try:
+        assert run(small_corpus, tmp_path / "run", "--limit", "1") == 0
+    finally:
+        server.stop()
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert not summary["cost"]["price_known"]
+    logged = MlflowClient(tracking.tracking_uri()).get_run(summary["run_id"]).data
+    assert not [k for k in logged.metrics if k.startswith("cost/usd") or k == "cost/paid_usd"], logged.metrics
+    assert logged.metrics["cost/unpriced_calls"] == summary["lm_calls"] > 0
+    note = logged.tags["cost_note"]
+    assert note.startswith("price unknown: openai/") and "set COLLATE_PRICE_IN/_OUT" in note
+
+
+def test_calls_from_the_cache_make_the_price_unknown_not_zero():
+    from evaluate.tracking.known_cost import known_cost
+
+    stages = {
+        "planner": {"calls": 4, "cache_hits": 4, "usd": 0.0},
+        "answer": {"calls": 2, "cache_hits": 0, "usd": 0.25},
+    }
+    metrics = {"cost_usd": 0.25, "cost_usd_planner": 0.0, "cost_usd_answer": 0.25, "lm_calls": 6}
+    kept, note = known_cost(metrics, stages, {"price_known": True})
+    assert kept == {"cost_usd_answer": 0.25, "lm_calls": 6, "cost_paid_usd": 0.25}
+    assert note == "price unknown: 4 of 6 LM calls came from the cache (what they would cost is not known)"
+    stages["planner"]["cache_hits"] = 0
+    assert known_cost(metrics, stages, {"price_known": True}) == (metrics, "")

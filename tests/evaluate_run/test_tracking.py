@@ -151,11 +151,9 @@ def test_the_headline_view_is_a_saved_view_of_evaluation_runs_best_first_that_fi
     columns = state["columnOrder"]
     wanted = ["acc/final", "acc/macro", "acc/micro", "acc/full", "lm/calls", "lm/tokens", "cost/usd"]
     assert [c for c in columns if c.startswith("metrics.")] == [f"metrics.`{m}`" for m in wanted]
-    assert [c for c in columns if c.startswith("tags.")] == [
-        "tags.`variant`",
-        "tags.`split`",
-        "tags.`dataset_hash`",
-    ]
+    assert [c for c in columns if c.startswith("tags.")] == ["tags.`variant`", "tags.`cost_note`"]
+    # runs over other questions are another group, never one ranking (issue 31)
+    assert state["groupBy"]["groupByKeys"] == [{"mode": "tag", "groupByData": tracking.COMPARE_ON}]
     assert set(columns) == set(state["columnWidths"])  # MLflow sizes only the columns it is told to order
     # the table's columns plus its checkbox column (73 px) inside 1400 px less the side bar and margins
     assert sum(state["columnWidths"].values()) + 73 <= 1400 - 222 - 30
