@@ -173,7 +173,11 @@ class IndexStore:
             period: int | None = self.catalog.get(doc_id).year
         except KeyError:
             period = None
-        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id), period)
+        try:  # a scanned page's own text is what OCR read there
+            ocr = load_document_lines(self._folder(doc_id))
+        except ValueError:
+            ocr = {}
+        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id), period, ocr)
 
     # ---- search ---------------------------------------------------------------------------
     def search(
