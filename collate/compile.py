@@ -101,6 +101,8 @@ def main(argv=None) -> int:
     print(f"changes: {meta['changes']['summary']}")
     if meta["stopped_early"]:
         print(f"stopped early: {meta['stopped_early']}")
+    if meta.get("log"):
+        print(f"the optimizer's own log (DSPy, GEPA, Optuna): {meta['log']}")
     print(
         f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
         f"{tracking.ui_command(experiment_id=tracking.experiment_id())}"
