@@ -1,11 +1,12 @@
 """Quote a compile before spending: its program runs (optimize/call_estimate.py) priced in tokens per stage.
 
 A compile's LM calls are program runs (no fact store: every run extracts its own documents) plus, for
-MIPROv2 and GEPA, the calls that write instructions. Two phases are quoted:
+MIPROv2, GEPA and SIMBA, their own calls that write instructions or rules. Two phases are quoted:
 1. the optimizer. BootstrapFewShot traces the training questions in order until --max-demos of them pass
    the metric threshold: about max_demos / PASS_SHARE runs, at most all of them. MIPROv2, GEPA and SIMBA
-   are quoted at what they spend before their first scored candidate (call_estimate's figure), which is
-   a floor: they go on while their own budget lasts. --max-calls caps the phase either way.
+   are quoted at everything their own budget buys (optimize/optimizer_calls.py: every trial, every
+   metric call, and their proposer's calls with the tokens of the prompts they send). --max-calls caps
+   the phase either way.
 2. scoring the result on the dev questions (counted apart from --max-calls): one run per dev question,
    each prompt now carrying the demos the optimizer added (each like one call of its predictor).
 Measured on the demo reader (bootstrap, --max-demos 4): with --limit 3, 1 of 3 traced questions passed
@@ -19,9 +20,10 @@ import math
 from dataclasses import dataclass
 
 from optimize.call_estimate import estimate
+from optimize.optimizer_calls import budget, proposer_tokens
 from optimize.optimizers import FirstScore, OptimizerOptions, get_spec
 from programs.quote import sizes
-from programs.quote.questions import quote_extraction, quote_questions
+from programs.quote.questions import quote_adapter, quote_extraction, quote_questions
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter, default_counter
 
@@ -36,22 +38,36 @@ class CompileWork:
     train_runs: float  # program runs (or extractions, extractor stage) of the optimizer phase
     dev_runs: int  # the result scored on the dev questions
     demos: int  # demos per predictor in the dev runs' prompts
-    proposer_calls: int  # instruction proposals and reflections (not tokenized)
+    proposer: dict[str, float]  # the optimizer's own calls by kind (optimize/optimizer_calls.py)
     how: str
 
+    @property
+    def proposer_calls(self) -> float:
+        return sum(self.proposer.values())
 
-def compile_work(job, trainset: list, valset: list, first: FirstScore, run_calls: float) -> CompileWork:
+
+def compile_work(
+    job, trainset: list, valset: list, first: FirstScore, run_calls: float, options=None, predictors: int = 1
+) -> CompileWork:
     """The runs of each phase; run_calls: LM calls of one training run (a capped phase is cut to fit)."""
+    options = options or OptimizerOptions()
+    proposer: dict[str, float] = {}
     if job.optimizer == "bootstrap":
         runs = float(min(len(trainset), math.ceil(max(job.max_demos, 1) / PASS_SHARE)))
-        proposer = 0
         how = f"bootstrap traces about {runs:.0f} training question(s) to find {job.max_demos} demo(s)"
     else:
-        runs, proposer = float(first.train_runs + first.val_runs), first.proposer_calls
-        how = f"{job.optimizer} {first.what}: a floor, it spends more while its own budget lasts"
-    if job.max_calls is not None and runs * run_calls + proposer > job.max_calls:
-        proposer = min(proposer, job.max_calls)
-        runs = (job.max_calls - proposer) / max(run_calls, 1)
+        whole = budget(job.optimizer, len(trainset), len(valset), options, predictors)
+        if whole is None:  # an optimizer without a whole-budget rule: its first scored candidate
+            runs, proposer = float(first.train_runs + first.val_runs), {"instruction": first.proposer_calls}
+            how = f"{job.optimizer} {first.what}: a floor, it spends more while its own budget lasts"
+        else:
+            runs, proposer, how = whole.train_runs + whole.val_runs, dict(whole.proposer), whole.what
+    own = sum(proposer.values())
+    if job.max_calls is not None and runs * run_calls + own > job.max_calls:
+        # the cap stops the optimizer where it is; its own calls are kept first (MIPROv2 proposes before any trial)
+        share = min(1.0, job.max_calls / own) if own else 1.0
+        proposer = {kind: n * share for kind, n in proposer.items()}
+        runs = max(0.0, (job.max_calls - own * share) / max(run_calls, 1))
         how += f"; cut to --max-calls {job.max_calls}"
     passing = math.floor(runs * PASS_SHARE) if job.optimizer == "bootstrap" else job.max_demos
     demos = min(job.max_demos, max(1, passing)) if ADDS_DEMOS.get(job.optimizer) and runs >= 1 else 0
@@ -74,7 +90,7 @@ def quote_compile(
     priced = estimate(job.optimizer, job.stage, trainset, valset, program.catalog, options, predictors)
     first = get_spec(job.optimizer).first_score(len(trainset), len(valset), options, predictors)
     train = [runs_of(e, job.stage) for e in trainset]
-    work = compile_work(job, trainset, valset, first, run_calls(priced.question_calls))
+    work = compile_work(job, trainset, valset, first, run_calls(priced.question_calls), options, predictors)
     traced = train[: max(1, math.ceil(work.train_runs))]
     read = [ids for _, ids in train + [runs_of(e, job.stage) for e in valset]]
     quote = Quote(
@@ -90,15 +106,22 @@ def quote_compile(
         for e in valset
     ]
     add_runs(quote, dev, 1.0)
-    if work.proposer_calls:
-        quote.stage("proposer").calls += work.proposer_calls
+    mean_call = mean_program_call(each)
+    adapter = quote_adapter(settings)
+    for kind, calls in work.proposer.items():
+        tokens_in, tokens_out = proposer_tokens(kind, program, trainset, adapter, counter, mean_call)
+        quote.stage("proposer").add(calls, tokens_in, tokens_out)
     quote.notes.append(f"optimizer: {work.how} ({work.train_runs:.1f} runs)")
     quote.notes.append(
         f"dev scoring: {work.dev_runs} run(s), each prompt with {work.demos} demo(s) per predictor; "
         "counted apart from --max-calls, as new requests (cache hits make it cheaper)"
     )
     if work.proposer_calls:
-        quote.notes.append("proposer calls (instructions, reflections) are counted, their tokens are not")
+        quote.notes.append(
+            "proposer: the optimizer's own calls (dataset summary, program and module descriptions, "
+            "instructions; reflections), prompts formatted from the program's source and the trainset, "
+            "replies assumed (optimize/optimizer_calls.py)"
+        )
     quote.notes += [n for n in (each[0].notes if each else []) if n.startswith("not counted")]
     return quote.priced(settings)
 
@@ -125,3 +148,13 @@ def add_runs(quote: Quote, runs: list[Quote], weight: float) -> None:
             mine.calls += stage.calls * weight
             mine.tokens_in += stage.tokens_in * weight
             mine.tokens_out += stage.tokens_out * weight
+
+
+def mean_program_call(runs: list[Quote]) -> tuple[float, float]:
+    """(in, out) tokens of the runs' mean LM call: what a reflection shows of each example it reads."""
+    calls = sum(s.calls for r in runs for s in r.stages.values())
+    if not calls:
+        return 0.0, 0.0
+    tokens_in = sum(s.tokens_in for r in runs for s in r.stages.values())
+    tokens_out = sum(s.tokens_out for r in runs for s in r.stages.values())
+    return tokens_in / calls, tokens_out / calls

@@ -230,3 +230,34 @@ def test_the_token_counter_is_tiktoken_read_offline():
     assert "tiktoken o200k_base" in counter.name
     chinese = "针对中国A股市场，请你给出你知识库中2021年资本充足率最高的三家公司股票代码"
     assert counter.count(chinese) > CHARS_OVER_FOUR.count(chinese)  # Chinese is ~1 character per token
+
+
+def compile_quote(corpus, index, tmp_path, optimizer: str, *extra: str):
+    argv = [
+        "--dataset", str(corpus / "dataset.json"), "--index", str(index), "--optimizer", optimizer,
+        "--out", str(tmp_path / "compiled.json"), "--limit", "3", *extra,
+    ]  # fmt: skip
+    return estimate.quote_compile(collate_compile.build_parser().parse_args(argv), CHARS_OVER_FOUR)
+
+
+def test_mipro_and_gepa_quotes_price_their_own_calls_and_their_whole_budget(
+    small_corpus, brain_server, tmp_path
+):
+    """MIPROv2 was quoted 243k input tokens and spent 791k: its proposer's calls had no tokens and only
+    its first scored candidate was priced (issue 31 item 6)."""
+    from dspy.propose.utils import get_dspy_source_code
+
+    corpus, index = small_corpus
+    program = build_program(Settings(), IndexStore.open(index))
+    source = CHARS_OVER_FOUR.count(get_dspy_source_code(program))
+    mipro = compile_quote(corpus, index, tmp_path, "mipro")
+    proposer = mipro.stages["proposer"]
+    assert proposer.calls >= 5 and proposer.tokens_out > 0
+    # each program-aware proposer call sends the program's source code (all but the dataset summary)
+    assert proposer.tokens_in / proposer.calls > 0.5 * source
+    runs = mipro.stages["planner"].calls  # one plan per program run
+    assert runs > 20, "every MIPROv2 trial (light: 10+ minibatches and full evaluations), not the first"
+    gepa = compile_quote(corpus, index, tmp_path, "gepa")
+    reflect = gepa.stages["proposer"]
+    assert reflect.calls >= 1 and reflect.tokens_in / reflect.calls > 500
+    assert "their tokens are not" not in "\n".join(gepa.lines())
