@@ -364,7 +364,7 @@ def configure(settings: Settings, program=None) -> dspy.LM:
     per-stage LMs to the program's stage modules. Called by CLIs only."""
     from programs.lm import reask
     from programs.lm.endpoint import apply_structured
-    from programs.lm.progress import LMWatch, install, stage_labels
+    from programs.lm.progress import LMWatch, install, mark_stages, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)
@@ -375,6 +375,7 @@ def configure(settings: Settings, program=None) -> dspy.LM:
         LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
     )
     if program is not None:
+        mark_stages(program)
         for row in STAGES.values():
             module = getattr(program, row.attribute, None) if row.attribute else None
             if module is not None and has_own_lm(settings, row.name):
