@@ -58,3 +58,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[dev]"
   touch "$stamp"
 fi
+# The one way every command in the README and every hint a command prints is written: `collate ...` in a
+# shell where the venv is active (a new shell has to enter it again).
+if [ "${VIRTUAL_ENV:-}" != "$PWD/.venv" ]; then
+  echo "setup: done. In this and every new shell, enter the project's venv first:" >&2
+  echo "    source $PWD/.venv/bin/activate     # then: collate --help, collate demo" >&2
+else
+  echo "setup: done (the venv is active: collate --help lists the commands)" >&2
+fi

@@ -16,7 +16,6 @@ calls, LM errors, parse failures and LM seconds.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import sys
@@ -25,12 +24,13 @@ from typing import Any
 
 import dspy
 
-from collate import estimate
+from collate import estimate, parsers
 from collate.errors import Exit
-from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store
+from collate.inputs import BadInput, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file, writable_folder
 from evaluate.dataset import DatasetError, load_dataset, strip_gold
 from programs import compiled
+from programs.compiled import missing_program
 from programs.lm.cost_report import cost_figures, cost_lines
 from programs.lm.preflight import check_isolation, preflight
 from programs.lm.progress import RunCounts, totals, trouble_line
@@ -42,43 +42,11 @@ from programs.stages.cascade import cascade_line, cascade_summary
 logger = logging.getLogger(__name__)
 
 
+build_parser = parsers.ask  # the flags live in collate/parsers.py, light for --help
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="collate ask", description=__doc__.split("\n")[0])
-    p.add_argument("question", nargs="?", help="the question (default with --dataset: the item's question)")
-    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
-    p.add_argument("--dataset", help="MuDABench-format dataset.json: scope = the item's documents")
-    p.add_argument("--question-id", help="question_id of the dataset item (needs --dataset)")
-    p.add_argument("--program", help="compiled.json saved by an optimizer (program.save)")
-    p.add_argument("--run-dir", help="write the stage trace and run_log.json here")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of the answer text")
-    p.add_argument(
-        "--report",
-        help="write an audit report here (one HTML file: answer, code, records, every "
-        "quote on its rendered page)",
-    )
-    p.add_argument("--baseline", choices=["flat", "flat-meta"], help="run the flat-RAG baseline instead")
-    add_lm_arguments(p)
-    for stage in ANALYST_STAGES:
-        p.add_argument(f"--lm-{stage}", help=f"model for the {stage} stage (COLLATE_LM_{stage.upper()})")
-    p.add_argument(
-        "--concurrency",
-        type=int,
-        help=f"documents extracted at once (COLLATE_CONCURRENCY, default {Settings.concurrency})",
-    )
-    p.add_argument("--k", type=int, help=f"passages per field per document (COLLATE_K, default {Settings.k})")
-    p.add_argument(
-        "--fact-store", help="SQLite fact store (COLLATE_FACT_STORE; default <index>/facts.sqlite)"
-    )
-    p.add_argument(
-        "--reuse-facts-from-any-model",
-        action="store_true",
-        default=None,
-        help="reuse facts another model or extractor prompt produced (COLLATE_REUSE_FACTS_FROM_ANY_MODEL)",
-    )
-    p.add_argument("--no-progress", action="store_true", help="hide the documents done / total display")
-    p.add_argument("-v", "--verbose", action="store_true")
-    estimate.add_estimate_argument(p)
-    return p.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def dataset_scope(path: str, question_id: str | None) -> tuple[str, list[str]]:
@@ -131,7 +99,7 @@ def build(args, settings: Settings, store):
     from programs.analyst import build_program
 
     if args.program and not Path(args.program).is_file():
-        raise BadInput(f"no compiled program at {args.program}; save one with program.save(path)")
+        raise BadInput(missing_program(args.program))
     program = build_program(settings, store)  # opens the fact store: a FactStoreError names the fix
     if args.program:
         compiled.load(program, args.program)  # a sidecar of another format version is refused, naming the fix
@@ -183,7 +151,7 @@ def write_report(path: str, question: str, pred, store) -> None:
 
 
 def scoring_inputs(args, settings: Settings) -> dict:
-    """What `python -m evaluate.score RUN_DIR` needs to score this answer: the dataset and the one
+    """What `collate score RUN_DIR` needs to score this answer: the dataset and the one
     question of it (none for a question of no dataset), and the models under test."""
     return {
         "dataset": str(Path(args.dataset).resolve()) if args.dataset else "",
@@ -233,12 +201,9 @@ def prepare(args) -> tuple[str, list[str] | None, Settings, Any, Any]:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        stream=sys.stderr,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    args = parse_cli(build_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     if args.estimate:  # the quote before spending: no LM call, nothing written
         return estimate.for_ask(args, read_question, build)
     try:

@@ -1,6 +1,6 @@
 """`collate build` / `python -m retrievers.build`: parse, chunk, embed and index a catalog's PDFs.
 
-    python -m retrievers.build [--catalog CATALOG] --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
+    collate build [--catalog CATALOG] --pdf-dir DIR --index DIR [--workers N] [--ray [ADDRESS]]
         [--ocr auto|off]
 
 Pages that are only images (scans) are read by OCR (retrievers.building.ocr_build), ~10 s of CPU a page,
@@ -12,82 +12,27 @@ Exit codes (collate.errors.Exit): 0 every document indexed; 1 some failed (named
 
 from __future__ import annotations
 
-import argparse
 import errno
 import json
-import logging
-import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from collate import parsers
 from collate.errors import Exit
+from collate.inputs import parse_cli
 from retrievers.building.build import (
-    DENSE_POLICIES,
     BuildInterrupted,
     BuildOptions,
     BuildReport,
     build_index,
 )
 from retrievers.building.lock import IndexLocked
-from retrievers.building.ocr_build import OCR_MODES, scanned_fix
+from retrievers.building.ocr_build import scanned_fix
 from retrievers.building.ocr_build import summary as ocr_summary
 from retrievers.catalog import Catalog, CatalogError
-from retrievers.embedding.dense_text import DENSE_CHUNKS
-from retrievers.embedding.embedders import HASHING, MINILM
-from retrievers.indexing.lexical import JIEBA, NGRAM
 
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m retrievers.build", description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--catalog",
-        help="dataset.json (MuDABench), catalog .csv or .jsonl; without it a catalog is drafted from the PDFs "
-        "into the index folder (retrievers.catalog_draft.for_build)",
-    )
-    p.add_argument("--pdf-dir", required=True, help="folder holding <id>.pdf files")
-    p.add_argument("--index", required=True, help="index folder to create or update")
-    p.add_argument(
-        "--workers", type=int, default=os.cpu_count(), help="parallel processes (default: core count)"
-    )
-    p.add_argument("--embedder", default=MINILM, choices=[MINILM, HASHING], help=argparse.SUPPRESS)
-    p.add_argument(
-        "--dense",
-        default="auto",
-        choices=DENSE_POLICIES,
-        help="which documents get MiniLM embeddings besides BM25 (auto: English ones)",
-    )
-    p.add_argument(
-        "--dense-chunks",
-        default="figures",
-        choices=DENSE_CHUNKS,
-        help="which chunks of those documents MiniLM reads (figures: the ones stating amounts, about a third "
-        "of a 10-K's, for ~3x less embedding; all: every chunk, for questions about prose)",
-    )
-    p.add_argument(
-        "--ocr",
-        default="auto",
-        choices=OCR_MODES,
-        help="pages that are only images (scans): auto reads them by OCR when rapidocr-onnxruntime is "
-        "installed (~10 s a page, cached in the index); off leaves them unread",
-    )
-    p.add_argument("--tokenizer", default=NGRAM, choices=[NGRAM, JIEBA], help="Chinese tokenization for BM25")
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        metavar="ADDRESS",
-        help="index on a Ray cluster (HOST:PORT, or auto for this machine's; default $COLLATE_RAY_ADDRESS or "
-        "auto); the index and PDFs must be on storage every node can reach",
-    )
-    p.add_argument(
-        "--keep-duplicates",
-        action="store_true",
-        help="index each of two byte-identical PDFs (default: the first catalog row only, the other named)",
-    )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--json", action="store_true", help="print the per-document results as JSON")
-    return p
+_parser = parsers.build  # the flags live in collate/parsers.py, light for --help
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,8 +44,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_cli(_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return Exit.BAD_INPUT
@@ -179,10 +125,7 @@ def _main(argv: list[str] | None) -> int:
         return Exit.INTERRUPTED
     if args.json:
         print(json.dumps([asdict(r) for r in report.results], ensure_ascii=False, indent=1))
-    print(
-        f"{report.count('built')} built, {report.count('cached')} unchanged, {report.count('failed')} failed; "
-        f"{report.pages} pages in {report.seconds:.1f} s -> {args.index}"
-    )
+    print(build_summary(report, unsettled, args.index))
     if ocr_line := ocr_summary(report.results):
         print(ocr_line)
     for r in report.failures:
@@ -201,6 +144,17 @@ def _main(argv: list[str] | None) -> int:
                 f"be searched. Fix: {scanned_fix(r.ocr_engine)}"
             )
     return max(_exit_code(report, args.pdf_dir), Exit.FAILED if unsettled else 0)  # unsettled: not indexed
+
+
+def build_summary(report: BuildReport, unsettled: int, index: str) -> str:
+    """The build's one line. A PDF the draft could not settle was not indexed: it counts as failed
+    (a corrupt PDF read "0 failed" beside exit 1 before), with the reason printed by the draft above."""
+    failed = report.count("failed") + unsettled
+    not_drafted = f" ({unsettled} could not be drafted into the catalog)" if unsettled else ""
+    return (
+        f"{report.count('built')} built, {report.count('cached')} unchanged, {failed} failed{not_drafted}; "
+        f"{report.pages} pages in {report.seconds:.1f} s -> {index}"
+    )
 
 
 def _indexed_once(catalog: Catalog, pdf_dir: Path, catalog_dir: Path) -> Catalog:

@@ -7,7 +7,7 @@ fiscal year ended", registrant, trading symbol), an earnings release (exchange t
 A-share title (证券代码, 证券简称, 年度报告 / 半年度报告 / ESG / 社会责任报告 / 公告 and the year).
 When an LM is configured (COLLATE_LM or --lm) it is asked only about the files the rules could not
 settle, and its answers are kept only where the text bears them out (programs.catalog_lm).
-The catalog loads with `python -m retrievers.build --catalog`; files still unsettled are listed in
+The catalog loads with `collate build --catalog`; files still unsettled are listed in
 <out>.unsettled.txt with what is missing and the row to complete. A file byte-identical to another
 (the same filing under two names) is kept once, named there with the file kept (--keep-duplicates
 keeps both). Exit codes: 0 every file settled or kept once; 1 some unsettled (listed); 2 bad input
@@ -16,11 +16,11 @@ keeps both). Exit codes: 0 every file settled or kept once; 1 some unsettled (li
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from collate.inputs import add_lm_arguments, lm_overrides, parse_cli
+from collate import parsers
+from collate.inputs import lm_overrides, parse_cli
 from collate.outputs import writable_file
 from retrievers.catalog import Catalog, CatalogError
 from retrievers.catalog_draft.draft import (
@@ -37,19 +37,7 @@ from signatures.errors import BadInput
 EXIT_UNSETTLED, EXIT_BAD_INPUT = 1, 2
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="collate catalog", description=__doc__.splitlines()[0])
-    p.add_argument("--pdf-dir", required=True, help="folder holding the PDFs (any names)")
-    p.add_argument("--out", required=True, help="catalog to write (.jsonl)")
-    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    p.add_argument("--no-lm", action="store_true", help="rules only, even when an LM is configured")
-    p.add_argument(
-        "--keep-duplicates",
-        action="store_true",
-        help="keep a row for each of two byte-identical PDFs (default: the first by name, the other named)",
-    )
-    add_lm_arguments(p)
-    return p
+_parser = parsers.catalog  # the flags live in collate/parsers.py, light for --help
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     if any(r.settled for r in rows):
         try:
-            Catalog.load(out)  # what python -m retrievers.build will do with it
+            Catalog.load(out)  # what collate build will do with it
         except CatalogError as exc:
             print(f"error: the drafted catalog does not load ({exc}); please report this", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -97,9 +85,7 @@ def _input_problem(pdf_dir: Path, out: Path, force: bool) -> str | None:
     if not pdf_files(pdf_dir):
         return f"no .pdf files in {pdf_dir}: give the folder holding the PDFs"
     if out.suffix.lower() != ".jsonl":
-        return (
-            f"--out {out} must end in .jsonl (one row per line, the format python -m retrievers.build reads)"
-        )
+        return f"--out {out} must end in .jsonl (one row per line, the format collate build reads)"
     if out.exists() and not force and not out.is_dir():
         return f"{out} exists: pass --force to overwrite it (and {unsettled_path(out).name}), or choose another --out"
     try:  # checked before the PDFs are read, by making a file where the catalog will go

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from collate.errors import Exit, exit_process
+from collate.errors import Exit, exit_process, run_main
 
 # command -> (module whose main() it runs, what it does)
 COMMANDS = {
@@ -40,10 +40,40 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:
-        print(f"error: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
-        return 2
+        from collate.inputs import did_you_mean
+
+        hint = did_you_mean(command, COMMANDS) or f"; the commands: {', '.join(COMMANDS)}"
+        print(
+            f"collate: error: unknown command {command!r}{hint}; collate --help says what each does",
+            file=sys.stderr,
+        )
+        return int(Exit.BAD_INPUT)
+    from collate import inputs
+
+    inputs.invoked_as = f"collate {command}"  # every message of its parser names it so
+    try:
+        return _run(command, rest)
+    finally:
+        inputs.invoked_as = None  # a later main(argv) in this process (a test) is not `collate COMMAND`
+
+
+def _run(command: str, rest: list[str]) -> int:
+    if {"-h", "--help"} & set(rest):  # the flags alone: the command's module loads dspy, mlflow, faiss
+        from collate import parsers
+
+        build = getattr(parsers, command, None)
+        if build is not None:
+            return _help(build(), rest)
     module = importlib.import_module(COMMANDS[command][0])
-    code = int(module.main(rest) or 0)
+    # one exit path: an error of ours a command let through is its one line and code, Ctrl-C 130
+    code = run_main(lambda: module.main(rest))
     if code == Exit.INTERRUPTED:  # it said what it kept: end now, not after its threads (exit_process)
         exit_process(code)
     return code
+
+
+def _help(parser, rest: list[str]) -> int:
+    from collate.inputs import parse_cli
+
+    args = parse_cli(parser, rest)  # prints the help (or a usage error) and returns its code
+    return args if isinstance(args, int) else 0

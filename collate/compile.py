@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from collate import estimate
-from collate.budget_flags import add_budget_arguments, check_budget_arguments
+from collate import estimate, parsers
+from collate.budget_flags import check_budget_arguments
 from collate.compile_job import compile_job
-from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from collate.inputs import BadInput, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
 from evaluate.dataset import DatasetError, load_dataset
 from evaluate.tracking.store_check import check_store
 from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
-from optimize.optimizers import OPTIMIZERS
 from programs.compiled import check_program_path, sidecar_path
 from programs.lm.cost_report import cost_lines
 from programs.lm.preflight import check_isolation, preflight
@@ -23,49 +21,7 @@ from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.stages import ANALYST_STAGES
 
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m optimize.compile", description=__doc__.split("\n")[0])
-    p.add_argument("--dataset", required=True, help="MuDABench-format dataset.json (or its folder)")
-    p.add_argument("--index", required=True, help="index folder built by python -m retrievers.build")
-    p.add_argument("--optimizer", required=True, choices=sorted(OPTIMIZERS), help="which DSPy optimizer")
-    p.add_argument("--out", required=True, help="where to save the compiled program (compiled.json)")
-    p.add_argument(
-        "--stage",
-        choices=["program", "extractor"],
-        default="program",
-        help="tune the whole program (default) or only the extractor against gold cells",
-    )
-    p.add_argument(
-        "--max-calls",
-        type=int,
-        help="cap on the optimizer's LM requests; cache hits are free (default: no cap). A cap too small "
-        "to buy one scored candidate is refused before any request, naming the one that would do",
-    )
-    add_budget_arguments(p, "the optimizer's")
-    p.add_argument(
-        "--force", action="store_true", help="spend a --max-calls the estimate says is too small (warned)"
-    )
-    p.add_argument("--seed", type=int, default=0, help="split and optimizer seed (default 0)")
-    p.add_argument("--limit", type=int, help="at most N training (and N validation) examples")
-    p.add_argument("--threads", type=int, default=2, help="examples evaluated at once (default 2)")
-    p.add_argument("--max-demos", type=int, default=4, help="bootstrapped demos per predictor (default 4)")
-    p.add_argument(
-        "--threshold",
-        type=float,
-        help="metric a trace needs to become a demo (default 0.75 program, 1.0 extractor)",
-    )
-    p.add_argument(
-        "--final-weight",
-        type=float,
-        default=0.5,
-        help="program stage: weight of final accuracy vs cell accuracy in the metric (default 0.5)",
-    )
-    add_lm_arguments(p, model_help="model id (COLLATE_LM); GEPA reflects with it too")
-    p.add_argument("--no-autolog", action="store_true", help="no MLflow traces of every LM call")
-    p.add_argument("-v", "--verbose", action="store_true")
-    estimate.add_estimate_argument(p)
-    return p
+build_parser = parsers.compile  # the flags live in collate/parsers.py, light for --help
 
 
 def preflight_all(settings: Settings, stage: str, optimizer: str = "") -> None:
@@ -145,11 +101,13 @@ def main(argv=None) -> int:
     print(f"changes: {meta['changes']['summary']}")
     if meta["stopped_early"]:
         print(f"stopped early: {meta['stopped_early']}")
+    if meta.get("log"):
+        print(f"the optimizer's own log (DSPy, GEPA, Optuna): {meta['log']}")
     print(
         f"MLflow run {result.run_id} in {tracking.tracking_uri()}; open the UI with:\n  "
         f"{tracking.ui_command(experiment_id=tracking.experiment_id())}"
     )
-    print(f"evaluate it on the held-out test split: python -m evaluate.run --program {out}")
+    print(f"evaluate it on the held-out test split: collate run --program {out}")
     return 0
 
 

@@ -1,11 +1,11 @@
 """The main job: generate the demo corpus, index it, answer its questions and score them in MLflow.
 
-    python -m evaluate.demo [--out demo] [--limit 10] [--lm MODEL --api-base URL --api-key KEY]
+    collate demo [--out demo] [--limit 10] [--lm MODEL --api-base URL --api-key KEY]
 
-1. `OUT/corpus`: the synthetic filings (python -m data.synth, default settings), unless already there.
-2. `OUT/index`: their per-document hybrid index (python -m retrievers.build), unless already there;
+1. `OUT/corpus`: the synthetic filings (collate synth, default settings), unless already there.
+2. `OUT/index`: their per-document hybrid index (collate build), unless already there;
    the build's progress shows as it goes.
-3. `python -m evaluate.run` over the demo questions, which prints the scores, writes the run folder
+3. `collate run` over the demo questions, which prints the scores, writes the run folder
    (with an audit report per question) and logs an MLflow run; then, with a model, the flat-RAG
    baseline on the same questions (--no-baseline skips it), so the MLflow view has two runs to compare.
    The LM: COLLATE_LM (or --lm) when set. Without one, the demo reader (collate/reader.py: a
@@ -19,7 +19,6 @@ warnings go to RUN/warnings.log, counted in one line, not onto the terminal (col
 
 from __future__ import annotations
 
-import argparse
 import codecs
 import contextlib
 import json
@@ -32,10 +31,10 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from collate import reader
+from collate import parsers, reader
 from collate import run as evaluate_run
 from collate.errors import exit_process
-from collate.inputs import add_lm_arguments, lm_argv, lm_overrides, parse_cli
+from collate.inputs import lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
 from evaluate.tracking.store_check import check_store
 from programs.lm.preflight import LMUnavailable, SandboxUnavailable, check_isolation, preflight
@@ -106,19 +105,7 @@ def ensure_index(corpus: Path, index: Path) -> bool:
     return True
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m evaluate.demo", description=__doc__.split("\n")[0])
-    p.add_argument("--out", default="demo", help="demo folder: corpus/, index/, runs/ (default ./demo)")
-    p.add_argument("--limit", type=int, default=10, help="questions to answer (default 10; 0 = all)")
-    p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
-    p.add_argument(
-        "--no-reader",
-        action="store_true",
-        help="without an LM configured, stop after preparing (exit 2) instead of starting the demo reader",
-    )
-    p.add_argument("--no-baseline", action="store_true", help="skip the flat-RAG baseline run")
-    add_lm_arguments(p)
-    return p
+build_parser = parsers.demo  # the flags live in collate/parsers.py, light for --help
 
 
 def main(argv=None) -> int:
@@ -167,7 +154,7 @@ def main(argv=None) -> int:
             if args.no_reader:
                 print(f"error: {e}", file=sys.stderr)
                 print(
-                    f"The demo corpus and index are ready; rerun `python -m evaluate.demo --out {out}` once an LM is set.",
+                    f"The demo corpus and index are ready; rerun `collate demo --out {out}` once an LM is set.",
                     file=sys.stderr,
                 )
                 return 2
@@ -254,7 +241,7 @@ def _accuracies(name: str, run_dir: Path) -> str:
 
 
 def entry() -> NoReturn:
-    """`python -m evaluate.demo`: main(), then the process ends with its code; after Ctrl-C at once, not
+    """`collate demo`: main(), then the process ends with its code; after Ctrl-C at once, not
     after the answering threads it abandoned (collate.errors.exit_process)."""
     exit_process(main())
 

@@ -13,7 +13,6 @@ check_coverage), so the checks are the command's own and this module imports no 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,15 +24,6 @@ from evaluate.dataset import DatasetError, load_dataset, select, strip_gold
 from programs.lm.settings import Settings
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
-
-HELP = (
-    "print the documents in scope, LM calls and tokens per stage and dollars, then exit: "
-    "no LM call, nothing written"
-)
-
-
-def add_estimate_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--estimate", action="store_true", help=HELP)
 
 
 def printed(make: Callable[[], Quote]) -> int:

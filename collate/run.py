@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 import time
 from pathlib import Path
 from typing import NoReturn
 
-from collate import estimate
-from collate.budget_flags import add_budget_arguments, check_budget_arguments
+from collate import estimate, parsers
+from collate.budget_flags import check_budget_arguments
 from collate.errors import Exit, exit_process, run_main
-from collate.inputs import BadInput, add_lm_arguments, lm_overrides, open_store, parse_cli
+from collate.inputs import BadInput, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_folder
 from evaluate import tracking
 from evaluate.dataset import DatasetError, DatasetItem, dataset_hash, load_dataset, select
@@ -45,66 +44,7 @@ from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
 from programs.lm.stages import ANALYST_STAGES, PROGRAM_STAGES
 
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m evaluate.run", description=__doc__.split("\n")[0])
-    p.add_argument(
-        "--dataset",
-        help="MuDABench-format dataset.json (or its folder); default with --program compiled.json: its compile's",
-    )
-    p.add_argument(
-        "--index",
-        help="index folder built by python -m retrievers.build; default with --program compiled.json: its compile's",
-    )
-    p.add_argument(
-        "--program", help="compiled.json, 'flat-rag' or 'flat-rag-plain'; omitted = uncompiled Analyst"
-    )
-    p.add_argument("--limit", type=int, help="only the first N questions")
-    p.add_argument(
-        "--split",
-        choices=["all", "train", "dev", "test"],
-        help="evaluate one part of the seeded, doctype-stratified split (default all; test on the "
-        "dataset a compiled program's compile recorded, which it trained on)",
-    )
-    p.add_argument("--seed", type=int, help="seed of the split (default 0, or the compile's)")
-    p.add_argument(
-        "--out",
-        help="run folder (default runs/<variant>-<time>); answers are appended to OUT/answers.jsonl as they "
-        "come, so the same command with the same --out resumes a stopped run (Ctrl-C: exit 130), asking "
-        "only what is missing",
-    )
-    p.add_argument("--concurrency", type=int, default=2, help="questions answered at once (default 2)")
-    p.add_argument(
-        "--max-calls",
-        type=int,
-        help="cap on the questions' LM requests (cache hits are free); once reached no new request is "
-        "sent, the questions it cuts fail with the reason and the rest are kept (default: no cap)",
-    )
-    add_budget_arguments(p, "the questions'")
-    add_lm_arguments(p)
-    p.add_argument(
-        "--judge",
-        help="judge model for what the matcher cannot decide (COLLATE_LM_JUDGE); 'self' = the model under "
-        "test, and the run is tagged self_judged; default none: those answers are reported undecided",
-    )
-    p.add_argument("--no-judge", action="store_true", help="no judge, even if COLLATE_LM_JUDGE names one")
-    p.add_argument(
-        "--no-autolog", action="store_true", help="write no MLflow traces (one per question by default)"
-    )
-    p.add_argument(
-        "--lm-traces",
-        action="store_true",
-        help="also DSPy's MLflow autolog: a trace of every module and LM call (prompts and replies)",
-    )
-    p.add_argument(
-        "--log-only",
-        action="store_true",
-        help="ask nothing: log the run kept in --out to the MLflow store (after a store fault)",
-    )
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("-v", "--verbose", action="store_true")
-    estimate.add_estimate_argument(p)
-    return p
+build_parser = parsers.run  # the flags live in collate/parsers.py, light for --help
 
 
 def main(argv=None, *, lm_checked: bool = False, resume: str | None = None) -> int:
@@ -117,7 +57,7 @@ def main(argv=None, *, lm_checked: bool = False, resume: str | None = None) -> i
 
 
 def entry() -> NoReturn:
-    """`python -m evaluate.run`: main(), then the process ends with its code (at once after Ctrl-C)."""
+    """`collate run`: main(), then the process ends with its code (at once after Ctrl-C)."""
     exit_process(main())
 
 
@@ -332,12 +272,14 @@ def inputs_from_compile(args, origin: dict, program_file: Path | None) -> None:
         args.seed = (origin.get("seed") or 0) if args.seed is None else args.seed
     args.split = args.split or "all"
     args.seed = 0 if args.seed is None else args.seed
+    if program_file is not None and not program_file.is_file():  # the file given, not its sidecar
+        raise BadInput(compiled.missing_program(program_file))
     missing = [f"--{k}" for k in ("dataset", "index") if getattr(args, k) is None]
     if missing:
         where = f"{compiled.sidecar_path(program_file)} records none" if program_file else "no --program"
         raise BadInput(
             f"{' and '.join(missing)} needed ({where}): pass them, or --program a compiled.json whose "
-            "compile recorded them (python -m optimize.compile writes them to its .meta.json)"
+            "compile recorded them (collate compile writes them to its .meta.json)"
         )
     if taken:
         assert program_file is not None  # values are taken only from a compiled program's sidecar
@@ -356,7 +298,7 @@ def check_coverage(items: list[DatasetItem], store, dataset: str, index: str) ->
     if wanted and missing == wanted:
         raise BadInput(
             f"the index {index} holds none of the {len(wanted)} documents of {dataset}: build it with "
-            f"python -m retrievers.build --catalog {dataset} --pdf-dir PDFS --index {index}"
+            f"collate build --catalog {dataset} --pdf-dir PDFS --index {index}"
         )
     if missing:
         logger.warning(

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
+from collate.inputs import parse_cli
 from programs.sandbox.core import _check_records, check_timeout, run_code
 
 DESCRIPTION = "Run analysis code over records the way the program does: isolated, bounded, reported as JSON."
@@ -28,8 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         help="retired, accepted and ignored: refusing to run without isolation is the default "
         "(COLLATE_SANDBOX=off runs the code without it)",
     )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_cli(parser, argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     try:
         code = args.code.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -1,9 +1,9 @@
 """`collate score` / `python -m evaluate.score`: score a run again, or saved answers, against a dataset.
 
-    python -m evaluate.score RUN_DIR [--split test --seed 0] [--dataset DS] [--judge MODEL] [-v] [--json]
-    python -m evaluate.score --dataset DS --predictions PRED.json [--records REC.json] [--judge MODEL]
+    collate score RUN_DIR [--split test --seed 0] [--dataset DS] [--judge MODEL] [-v] [--json]
+    collate score --dataset DS --predictions PRED.json [--records REC.json] [--judge MODEL]
 
-RUN_DIR is the folder python -m evaluate.run wrote (or one of its results.jsonl / agent_output.json);
+RUN_DIR is the folder collate run wrote (or one of its results.jsonl / agent_output.json);
 final and process accuracy are recomputed from the answers and records it saved. The dataset, split,
 seed and limit default to the run's own (its summary.json); --split/--seed pick another part of the
 split. No judge unless one is named (--judge or COLLATE_LM_JUDGE); `--judge self` is the run's model
@@ -12,55 +12,26 @@ under test, and the report then says the verdicts are self-judged.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
+from collate import parsers
 from collate.inputs import parse_cli
-from evaluate.dataset import PARTS, DatasetError, dataset_hash, load_dataset, select
+from evaluate.dataset import DatasetError, dataset_hash, load_dataset, select
 from evaluate.matching.judge import AnswerJudge, JudgeCache
 from evaluate.matching.score_report import text_report
 from evaluate.matching.scoring import InputError, build_judge_lm, score_items, unanswered_warnings
 from evaluate.runs.run_reading import SavedRun, load_records, read_run
 from programs.lm.settings import SELF_JUDGE, NoLMConfigured, Settings
 
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evaluate.score", description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", nargs="?", help="run folder (or its results.jsonl / agent_output.json)")
-    parser.add_argument(
-        "--dataset", help="MuDABench-format JSON (or its folder); default: the one the run names"
-    )
-    parser.add_argument("--predictions", help="JSON list of {question_id, model_answer} (instead of RUN)")
-    parser.add_argument(
-        "--split", choices=PARTS, help="score one part of the seeded split (default: the run's)"
-    )
-    parser.add_argument("--seed", type=int, help="seed of the split (default: the run's, else 0)")
-    parser.add_argument(
-        "--limit", type=int, help="only the first N questions of the part (default: the run's)"
-    )
-    parser.add_argument(
-        "--judge",
-        metavar="MODEL",
-        help="LM for answers the matcher cannot decide (COLLATE_LM_JUDGE); 'self' = the run's model under test",
-    )
-    parser.add_argument(
-        "--no-judge", action="store_true", help="no judge, even if COLLATE_LM_JUDGE names one"
-    )
-    parser.add_argument(
-        "--judge-cache", help="SQLite verdict cache (default: judge_cache.sqlite beside the answers)"
-    )
-    parser.add_argument("--records", help="facts or records per question for process accuracy")
-    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per question")
-    return parser
+_parser = parsers.score  # the flags live in collate/parsers.py, light for --help
 
 
 def _saved(args) -> SavedRun:
     if bool(args.run) == bool(args.predictions):
         raise InputError(
-            "pass a run folder (python -m evaluate.score runs/NAME) or --predictions PRED.json, one of them"
+            "pass a run folder (collate score runs/NAME) or --predictions PRED.json, one of them"
         )
     if args.predictions and not Path(args.predictions).is_file():
         raise InputError(

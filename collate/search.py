@@ -1,7 +1,7 @@
 """Search one document's index from the command line.
 
-    python -m retrievers.search --index DIR --doc DOC_ID --query TEXT [-k 5] --json
-    python -m retrievers.search --index DIR --queries FILE.jsonl [-k 5] --json
+    collate search --index DIR --doc DOC_ID --query TEXT [-k 5] --json
+    collate search --index DIR --queries FILE.jsonl [-k 5] --json
 
 `--json` prints a JSON list (best first) of {doc_id, page, page_end, text, score}; with `--queries`
 (lines {"doc_id", "query"}) one such list per line, in input order. A query on a document that has
@@ -10,27 +10,17 @@ no index prints an empty list for it and a line on stderr saying why; the exit c
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
-from retrievers.indexing.document_index import MODES, IndexVersionError
+from collate import parsers
+from collate.inputs import parse_cli
+from retrievers.indexing.document_index import IndexVersionError
 from retrievers.indexing.store import DocumentNotIndexed, IndexStore
 from retrievers.textfile import read_text
 
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m retrievers.search", description=__doc__.splitlines()[0])
-    p.add_argument("--index", required=True, help="index folder made by python -m retrievers.build")
-    p.add_argument("--doc", help="document id to search")
-    p.add_argument("--query", help="query text")
-    p.add_argument("--queries", help='JSONL file of {"doc_id", "query"} lines')
-    p.add_argument("-k", type=int, default=5, help="passages per query (default 5)")
-    p.add_argument("--mode", default="hybrid", choices=MODES, help="which side(s) to rank with")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    return p
+_parser = parsers.search  # the flags live in collate/parsers.py, light for --help
 
 
 def _read_queries(path: str) -> list[tuple[str, str]]:
@@ -51,8 +41,9 @@ def _read_queries(path: str) -> list[tuple[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_cli(_parser(), argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     for flag, value, what in (
         ("--query", args.query, "the text to search for"),
         ("--doc", args.doc, "a document id"),

@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 
+from collate.inputs import parse_cli
 from data.synth.corpus import DEFAULT_YEARS, MAX_COMPANIES, generate
 from data.synth.style import FAMILIES
 
@@ -67,15 +68,16 @@ def _check(args) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its one-line reason
-        return int(exc.code or 0)
+    args = parse_cli(parser, argv)
+    if isinstance(args, int):  # argparse already printed its one-line reason (or --help)
+        return args
     problem = _check(args)
     if problem:
         print(f"data.synth: error: {problem}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", force=True
+    )
     start = time.perf_counter()
 
     def progress(done: int, total: int) -> None:

@@ -28,7 +28,8 @@ YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d\d(?![\d,]|\.\d)")
 HEADER_WORDS = re.compile(
     r"^(?:\s|\||,|\d{1,2}\b|years?|fiscal|ended|ending|as|of|at|and|three|six|nine|twelve|months?|weeks?|"
     r"quarters?|period|change|%|january|february|march|april|may|june|july|august|september|october|"
-    r"november|december|\(?(?:dollars\s+)?in\s+(?:thousands|millions|billions)[^)]*\)?)*$",
+    r"november|december|\(?(?:dollars\s+)?in\s+(?:thousands|millions|billions)[^)]*\)?|"
+    r"年度?|月|日|末|项目|本期|上期|本年|上年|金额|期末|期初|余额|发生额|数|[（()）])*$",
     re.I,
 )
 LOOK_UP = 80  # lines above the row searched for its header of years (a balance sheet has ~50 rows)
@@ -198,9 +199,12 @@ def _header_years(lines: list[str], row: int) -> list[int]:
     return years
 
 
-def column_check(text: str, value_cell: tuple[int, int], period: int | None) -> str:
+def column_check(
+    text: str, value_cell: tuple[int, int], period: int | None, fiscal_year: int | None = None
+) -> str:
     """'' when the value's column may be the asked period's; else why it is another period's.
-    `value_cell`: where in the page's `text` the value's printed number stands."""
+    `value_cell`: where in the page's `text` the value's printed number stands; `fiscal_year`: the filing's
+    own year, which the header's latest year is aligned to (None: the asked period is the filing's own)."""
     if period is None:
         return ""
     line_start = text.rfind("\n", 0, value_cell[0]) + 1
@@ -220,7 +224,10 @@ def column_check(text: str, value_cell: tuple[int, int], period: int | None) -> 
     if index is None:
         return ""
     latest = max(years)
-    shift = period - latest if latest in (period, period + 1) else 0
+    # Aligned to the filing's own year, not the asked one: "revenue_2020" from a 2021 10-K stands in the
+    # 2020 column (aligned to 2020, its header 2021 2020 2019 would read as fiscal 2020 2019 2018).
+    own = period if fiscal_year is None else fiscal_year
+    shift = own - latest if latest in (own, own + 1) else 0
     labels = [y + shift for y in years]
     if period not in labels or labels[index] == period:
         return ""

@@ -39,6 +39,8 @@ EXCEPT_PER_SHARE = re.compile(r"except\s+(?:for\s+)?(?:[\w\s,]{0,40})?(?:per[- ]
 # The nearest statement above the quote counts only within this many characters of page text (a 10-K
 # statement page is ~3,000 characters; a header two pages of text away belongs to another table).
 REACH = 6000
+# A quoted row of a per-share figure, which "except per share amounts" leaves unscaled.
+PER_SHARE_ROW = re.compile(r"per[- ](?:[a-z]+[- ]){0,2}share|每股", re.I)
 # A scale word right after a printed number ("$912 million", "1.2亿元") is that number's own scale.
 TAIL_WORD = re.compile(rf"\s*(?:{EN_SCALE_WORD.pattern}|{CNY_SCALE_WORD.pattern})", re.I)
 
@@ -140,6 +142,9 @@ def read_fact_scale(
     fact = _reading(value)
     if fact is None:
         return ScaleReading(True, None, "")
+    if page_scale is not None and page_scale.except_per_share and PER_SHARE_ROW.search(words):
+        # "(in millions, except per share amounts)" over "Net income per diluted share $ 2.15": as printed
+        return ScaleReading(True, 1.0, f'page {page_scale.page or page}: "{page_scale.source}" (per share)')
     stated, stated_word = own_scale(value, unit)
     own = fact.value * stated
     slack = (0.5 * 10.0 ** (-fact.decimals) if fact.significant >= 2 else 0.0) * stated

@@ -22,8 +22,21 @@ from fakes.chat_format import ParsedPrompt, format_reply, kind_of_prompt, parse_
 from fakes.coding import fix_code, write_code, years_in
 from fakes.fields import DOCTYPES, US_ANNUAL, FieldRule, rule_named, rules_for
 from fakes.reading import extract_facts, normalize_records
+from fakes.server import Declined
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+# What the reader says instead of guessing, when a question has no rule of its or the catalog in scope
+# holds none of the demo corpus's doctypes. On eight real 10-Ks it answered "the latest operating
+# revenue is 1970-01-01 (VZ)", exit 0; a rule-based reader that cannot read a question must say so.
+CANNOT_ANSWER = "the demo reader cannot answer this: it is rule-based, not a language model; set COLLATE_LM"
+
+
+class CannotAnswer(Declined):
+    """The reader declines a prompt outside its rules; the server turns it into a refused request (400)."""
+
+    def __init__(self, why: str):
+        super().__init__(f"{CANNOT_ANSWER} ({why})")
 
 
 def is_chinese(text: str) -> bool:
@@ -57,19 +70,18 @@ def plan(inputs: dict) -> dict:
     question, catalog = str(inputs.get("question") or ""), str(inputs.get("catalog") or "")
     feedback = str(inputs.get("feedback") or "").strip()
     doctypes, catalog_years, catalog_symbols = catalog_values(catalog)
+    if "doctype" in catalog and not doctypes:  # the collection is not the demo corpus's kind of filing
+        raise CannotAnswer("its rules read only the demo corpus's filings, and none is in scope")
     rules = rules_for(question)
+    if not rules:
+        raise CannotAnswer("no rule of its knows the field this question asks for")
     doctype = pick_doctype(rules, doctypes, question)
     rules = [r for r in rules if doctype is None or r.doctype == doctype] or rules
     years = years_in(question)
     if feedback and catalog_years:  # a restriction matched nothing: keep only years the catalog has
         years = [y for y in years if y in catalog_years]
     symbols = [s for s in re.findall(r"(?<!\d)(\d{6})(?!\d)", question) if s in catalog_symbols]
-    if rules:
-        fields = [
-            {"name": r.name, "description": r.description, "type": r.type, "unit": r.unit} for r in rules
-        ]
-    else:  # nothing recognised: ask for the question's subject as free text
-        fields = [{"name": "answer_value", "description": question[:80], "type": "string", "unit": "none"}]
+    fields = [{"name": r.name, "description": r.description, "type": r.type, "unit": r.unit} for r in rules]
     hints = " ".join(dict.fromkeys(r.hint for r in rules if r.hint))
     if is_chinese(question):
         query = "该文件披露的" + "、".join(f["description"].rstrip("。") for f in fields) + "是多少？" + hints

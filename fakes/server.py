@@ -49,6 +49,11 @@ def message_text(message: dict) -> str:
     return ""
 
 
+class Declined(Exception):
+    """Raised by a responder for a prompt it will not answer: served as a 400 carrying its message, the
+    way an endpoint refuses a request, so the caller fails that call with the reason instead of a guess."""
+
+
 @dataclass
 class Fault:
     """A misbehaviour for the calls it matches.
@@ -362,6 +367,10 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 try:
                     content = fake.responder(messages, model)
+                except Declined as exc:  # a responder that cannot answer this prompt says so, as a refusal
+                    rec.status = 400
+                    self._send_json(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+                    return
                 except (
                     Exception
                 ) as exc:  # the responder is test code: report its bug as a 500 with the reason

@@ -1,10 +1,10 @@
 """Tune the program with a DSPy optimizer and save it as compiled.json (+ compiled.meta.json).
 
-    python -m optimize.compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
+    collate compile --dataset DS.json --index DIR --optimizer bootstrap|mipro|gepa|simba
                                --out compiled.json [--stage program|extractor] [--max-calls N [--force]] [--seed S]
 
 The dataset is split (seeded, stratified by doctype): the optimizer trains on `train` and, where it
-takes one, validates on `dev`; keep `test` for `python -m evaluate.run --split test`. `--stage
+takes one, validates on `dev`; keep `test` for `collate run --split test`. `--stage
 extractor` tunes only the per-document extractor against gold cells (cheap); the saved file is
 always a whole Analyst, loadable by `evaluate.run --program`. `--max-calls` caps the requests that
 reach an LM (DSPy cache hits are free and counted apart): the first refused request stops the
@@ -32,6 +32,7 @@ from evaluate.tracking.known_cost import known_cost
 from optimize import program_diff
 from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
 from optimize.call_estimate import estimate
+from optimize.console import libraries_logged_to, log_path
 from optimize.objective import (
     CellMetric,
     ExtractorStage,
@@ -131,6 +132,7 @@ def run_compile(
     params: dict | None = None,
     sources: dict | None = None,
     lm_check=None,
+    log: Path | None = None,
 ) -> CompileResult:
     """Compile, save out + sidecar, and log it all as one MLflow run.
 
@@ -140,6 +142,7 @@ def run_compile(
     Raises BadInput before any LM call when --max-calls cannot buy one scored candidate (unless job.force).
     """
     compiled.check_program_path(out)  # a path DSPy cannot save to would lose the whole paid optimization
+    log = log or log_path(out)  # DSPy's, GEPA's and Optuna's own lines (optimize/console.py)
     student = ExtractorStage(program.extractor) if job.stage == "extractor" else program
     trainset, valset, metric = training_sets(items, job)
     if not trainset:
@@ -194,7 +197,7 @@ def run_compile(
             **located,
         },
     ) as run:
-        with tracking.dspy_autolog(autolog):
+        with tracking.dspy_autolog(autolog), libraries_logged_to(log):
             optimizer = make_optimizer(job.optimizer, metric, options, len(trainset))
             logger.info(
                 "compiling with %s on %d train / %d val examples", job.optimizer, len(trainset), len(valset)
@@ -215,7 +218,7 @@ def run_compile(
         if found is not None and found.on_valset:
             dev_score = round(found.score, 4)  # the optimizer scored it on dev already: no request spent
         else:
-            with enforced(dev_budget):
+            with enforced(dev_budget), libraries_logged_to(log):
                 dev_score = evaluate_on(compiled_student, valset, metric, job.threads)
         whole = merge_into_analyst(program, compiled_student, job.stage)
         lm_stages = lm_counts.stages()
@@ -243,6 +246,7 @@ def run_compile(
             "dspy_version": dspy.__version__,
             "predictors": [name for name, _ in whole.named_predictors()],
             "mlflow_run_id": run.run_id,
+            "log": str(log),
         }
         out = compiled.save_or_keep(whole, out, meta)  # never lose a paid compile to a failing save
         sidecar = compiled.sidecar_path(out)

@@ -41,10 +41,14 @@ class Analyst(dspy.Module):
         code_writer: CodeWriter,
         answerer: Answerer,
         use_unverified: bool = False,
+        wave_size: int | None = None,
     ):
-        """use_unverified: let the analysis code use facts that failed the check against their page."""
+        """use_unverified: let the analysis code use facts that failed the check against their page;
+        wave_size: questions a dataset run takes through plan, extraction and answer together
+        (programs/batch.py; None: all at once)."""
         super().__init__()
         self.use_unverified = use_unverified
+        self.wave_size = wave_size
         self.planner = planner
         self.extractor = extractor
         self.normalizer = normalizer
@@ -241,4 +245,5 @@ def build_program(settings: Settings, store: DocumentStore, facts: FactStore | N
         ),
         answerer=Answerer(sample_records=settings.sample_records),
         use_unverified=settings.use_unverified,
+        wave_size=settings.wave_size,
     )

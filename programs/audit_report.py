@@ -237,6 +237,10 @@ def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, 
     )
     if reason:
         parts.append(f'<p class="reason">{_e(reason)}</p>')
+    if fact.get("scale_source"):  # the amount's scale and where it was read, or why it could not be
+        scale = fact.get("scale")
+        said = f"scale x{scale:,.0f}: " if isinstance(scale, (int, float)) and scale != 1 else "scale: "
+        parts.append(f'<p class="scale">{_e(said + str(fact["scale_source"]))}</p>')
     if quote and page and doc_id:
         parts.append(pages.figure(str(doc_id), int(page), quote))
     return "".join(parts) + "</section>"
@@ -340,13 +344,20 @@ def quote_boxes(page, quote: str, scale: float = RENDER_SCALE) -> list[tuple[flo
             return []  # pdfium's text and its character indices disagree: no reliable boxes
         whole = token_spans(quote, text)
         spans = whole[:1] or table_cells(quote, text)
-        height = page.get_height()
+        # The image shows the crop box; characters stand in page space. Verizon's 2022 10-K crops 9 pt off
+        # every side: measured from the page's height, each box sat 9 pt (about a row) too high.
+        crop_left, _, _, crop_top = page.get_cropbox()
         boxes = []
         for start, end in spans:
             for i in range(textpage.count_rects(start, end - start)):
                 left, bottom, right, top = textpage.get_rect(i)
                 boxes.append(
-                    ((left * scale), (height - top) * scale, (right - left) * scale, (top - bottom) * scale)
+                    (
+                        (left - crop_left) * scale,
+                        (crop_top - top) * scale,
+                        (right - left) * scale,
+                        (top - bottom) * scale,
+                    )
                 )
         return boxes
     finally:

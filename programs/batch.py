@@ -13,10 +13,19 @@ requests (78 of them different) and 3 answers differed. Here the run has three p
 Phases 1 and 3 run `concurrency` questions at a time, each question on its own; results come back in
 question order, never in the order threads finish. The same questions then send the same requests
 at any concurrency, and a document several questions need costs one call, not one per question.
+
+Waves (issue 33): a 10,000-question dataset planned every question before its first answer (7 min) and
+held every plan and passage at once (~1 GB). The questions now go through the three phases in fixed
+waves of `wave_size` questions, in order: the first answers come after one wave, and memory holds one
+wave. The fact store is shared across waves (a later wave reuses what an earlier one extracted), and
+every wave's planner is shown the fields the store held when the run began (FactStore.frozen_fields),
+as one wave's would be: the answers do not depend on the wave size. What does: a document two waves
+need for different fields is asked once per wave instead of once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 from collections.abc import Callable
@@ -51,14 +60,48 @@ def answer_batch(
     concurrency: int = 2,
     on_answered: Callable[[int, ProgramResult | Exception, dict], None] | None = None,
     on_document=None,
+    wave_size: int | None = None,
 ) -> BatchAnswers:
-    """(question, document ids or None) pairs answered by an Analyst as one run.
+    """(question, document ids or None) pairs answered by an Analyst as one run, `wave_size` questions at
+    a time (None: the program's own, else all at once).
 
     on_answered(index, result or exception, its LM usage) as each question is finished, on the thread
     that finished it (a caller can keep each answer as it comes: evaluate.runs.journal); on_document(done,
     total, outcome) as each document's extraction is (the extractor's own progress hook)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1 (got {concurrency})")
+    size = wave_size or getattr(program, "wave_size", None) or len(questions) or 1
+    if size < 1:
+        raise ValueError(f"wave_size must be at least 1 (got {size})")
+    total = BatchAnswers(results=[], usage=[])
+    facts = program.extractor.facts
+    freeze = facts.frozen_fields() if facts is not None else contextlib.nullcontext()
+    try:
+        with freeze:
+            for start in range(0, len(questions), size):
+                wave = answer_wave(
+                    program, questions[start : start + size], start, concurrency, on_answered, on_document
+                )
+                total.results += wave.results
+                total.usage += wave.usage
+                total.shared_usage = add_usage(total.shared_usage, wave.shared_usage)
+                total.rounds = max(total.rounds, wave.rounds)
+                total.documents_from_store += wave.documents_from_store
+    finally:
+        program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
+    return total
+
+
+def answer_wave(
+    program: Analyst,
+    questions: list[tuple[str, list[str] | None]],
+    offset: int,
+    concurrency: int,
+    on_answered: Callable[[int, ProgramResult | Exception, dict], None] | None,
+    on_document,
+) -> BatchAnswers:
+    """One wave: plan its questions, extract each of their documents once, finish each question.
+    `offset`: the index of its first question in the run (what on_answered is told)."""
 
     def plan(i: int) -> tuple[list[str] | None, Planned | ProgramResult]:
         question, doc_ids = questions[i]
@@ -98,12 +141,9 @@ def answer_batch(
 
     def answered(i: int, result: ProgramResult | Exception, finish_usage: dict) -> None:
         if on_answered is not None:  # the question's whole usage, as in BatchAnswers.usage
-            on_answered(i, result, add_usage(usage[i], finish_usage))
+            on_answered(offset + i, result, add_usage(usage[i], finish_usage))
 
-    try:
-        results, finish_usage = in_order(finish, len(questions), concurrency, answered)
-    finally:
-        program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
+    results, finish_usage = in_order(finish, len(questions), concurrency, answered)
     return BatchAnswers(
         results=results,
         usage=[add_usage(a, b) for a, b in zip(usage, finish_usage, strict=True)],

@@ -126,15 +126,20 @@ def check_version(program_file: str | Path) -> None:
     if version is not None and version != FORMAT_VERSION:
         raise BadInput(
             f"{program_file} has compiled-program format version {version}, this code reads version "
-            f"{FORMAT_VERSION}: recompile it with python -m optimize.compile"
+            f"{FORMAT_VERSION}: recompile it with collate compile"
         )
+
+
+def missing_program(path: str | Path) -> str:
+    """The message for a --program file that is not there: the file the user gave, and where one comes from."""
+    return f"--program {path}: no such file: pass a compiled.json that collate compile wrote (its --out)"
 
 
 def load(program: Program, program_file: str | Path):
     """Load a compiled program's state into `program` (built by the same code); BadInput naming the fix."""
     path = Path(program_file)
     if not path.is_file():
-        raise BadInput(f"no compiled program at {path}: pass a compiled.json from python -m optimize.compile")
+        raise BadInput(missing_program(path))
     check_version(path)
     try:
         program.load(str(path))

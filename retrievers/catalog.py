@@ -78,15 +78,13 @@ class Catalog:
     def open(cls, index_dir: str | Path) -> Catalog:
         db = Path(index_dir) / CATALOG_FILE
         if not db.is_file():
-            raise CatalogError(
-                f"no catalog in {index_dir}: build the index first (python -m retrievers.build)"
-            )
+            raise CatalogError(f"no catalog in {index_dir}: build the index first (collate build)")
         try:
             with sqlite3.connect(db) as conn:
                 rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM documents ORDER BY rowid").fetchall()
         except sqlite3.DatabaseError as exc:
             raise CatalogError(
-                f"{db} is unreadable ({exc}): rebuild the index with python -m retrievers.build "
+                f"{db} is unreadable ({exc}): rebuild the index with collate build "
                 "(unchanged documents are not redone)"
             ) from None
         return cls([Document(**dict(zip(_COLUMNS, row, strict=True))) for row in rows])

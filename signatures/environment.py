@@ -31,6 +31,7 @@ VARIABLES = {
     "COLLATE_MINILM_BACKEND": "onnx or torch: how MiniLM runs (default onnx when onnxruntime is installed)",
     "COLLATE_MINILM_DTYPE": "float32 or bfloat16 for the torch backend (default bfloat16 where the CPU has it)",
     "COLLATE_TORCH_THREADS": "threads one process's embedder uses (default 1: processes are the parallelism)",
+    "COLLATE_OCR_PAGES": "pages of one document OCR reads side by side (default the cores, at most 2)",
     "COLLATE_CACHE_DIR": "where derived model files go (default $XDG_CACHE_HOME/collate or ~/.cache/collate)",
     "XDG_CACHE_HOME": "the user's cache folder (the freedesktop convention)",
     "COLLATE_RAY_ADDRESS": "the Ray cluster a bare --ray builds on (default auto)",

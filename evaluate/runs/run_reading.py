@@ -49,14 +49,14 @@ def read_run(path: str | Path) -> SavedRun:
         found = [path / name for name in ANSWER_FILES if (path / name).is_file()]
         if not found:
             raise InputError(
-                f"{path} holds no {' or '.join(ANSWER_FILES)}: pass the folder python -m evaluate.run "
+                f"{path} holds no {' or '.join(ANSWER_FILES)}: pass the folder collate run "
                 "wrote (--out) or collate ask wrote (--run-dir), or an answer file"
             )
         source = found[0]
     elif path.is_file():
         source = path
     else:
-        raise InputError(f"no such run folder or file: {path}; pass the folder python -m evaluate.run wrote")
+        raise InputError(f"no such run folder or file: {path}; pass the folder collate run wrote")
     if source.name == JOURNAL:
         predictions = [
             _prediction(vars(a), f"{source} ({a.question_id})") for a in read_answers(source).values()

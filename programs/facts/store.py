@@ -19,6 +19,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +49,7 @@ CREATE TABLE IF NOT EXISTS facts (
     PRIMARY KEY (doc_id, content_hash, field, description)
 )
 """
+FROZEN_FIELDS = "fields_at_start"  # the TEMP table known_fields() reads while frozen
 # A store written before content hashes were kept has them outside its key: its table is copied into
 # the new one (their facts with content "", reused only for documents without a hash).
 MIGRATE_CONTENT_HASH = (
@@ -128,6 +131,7 @@ class FactStore:
     def __init__(self, path: str | Path | None = None):
         self.path = str(path) if path else ":memory:"
         self._lock = threading.Lock()
+        self._frozen = False  # known_fields() reads the copy frozen_fields() made
         self.write_failures = 0  # saves that failed (disk full): the run went on with those facts in memory
         try:
             if path:
@@ -224,7 +228,8 @@ class FactStore:
 
     def known_fields(self, doc_ids: list[str] | None = None, limit: int = 50) -> list[FieldSpec]:
         """The fields held for these documents (all when None), one description each, most used first:
-        what the planner is shown so it can name an existing field instead of inventing a new one."""
+        what the planner is shown so it can name an existing field instead of inventing a new one.
+        While frozen (`frozen_fields`), the fields as they stood when the freeze began."""
         where = ""
         args: tuple[str, ...] = ()
         if doc_ids is not None:
@@ -232,12 +237,49 @@ class FactStore:
         else:
             where = "WHERE "
         with self._lock:
+            table = FROZEN_FIELDS if self._frozen else "facts"
             rows = self._conn.execute(
-                f"SELECT field, field_type, field_unit, MIN(description), COUNT(*) AS n FROM facts {where}field_type != '' "
+                f"SELECT field, field_type, field_unit, MIN(description), COUNT(*) AS n FROM {table} {where}field_type != '' "
                 "GROUP BY field, field_type, field_unit ORDER BY n DESC, field LIMIT ?",
                 (*args, limit),
             ).fetchall()
         return [FieldSpec(name=f, type=t, unit=u, description=d) for f, t, u, d, _ in rows]
+
+    @contextmanager
+    def frozen_fields(self) -> Iterator[None]:
+        """known_fields() as the store stands now, for the whole block, whatever is stored meanwhile.
+
+        Why: a dataset run plans its questions in waves (programs/batch.py); a later wave's planner must be
+        shown what the first wave's was, or its prompts (and plans) would depend on the wave size. A copy of
+        the (document, field, type, unit, description) columns in a TEMP table of this connection: on disk
+        beside SQLite's temp files, not in Python's memory. Nested freezes keep the outer one."""
+        with self._lock:
+            if self._frozen:
+                outer = True
+            else:
+                outer = False
+                try:
+                    self._conn.execute(f"DROP TABLE IF EXISTS temp.{FROZEN_FIELDS}")
+                    self._conn.execute(
+                        f"CREATE TEMP TABLE {FROZEN_FIELDS} AS SELECT doc_id, field, field_type, field_unit, "
+                        "description FROM facts"
+                    )
+                    self._frozen = True
+                except (
+                    sqlite3.Error,
+                    OSError,
+                ) as exc:  # no room for the copy: later waves see the live store
+                    logger.warning("fact store %s: cannot freeze the known fields (%s)", self.path, exc)
+        try:
+            yield
+        finally:
+            if not outer and self._frozen:
+                with self._lock:
+                    self._frozen = False
+                    try:
+                        self._conn.execute(f"DROP TABLE IF EXISTS temp.{FROZEN_FIELDS}")
+                    except sqlite3.Error:  # the store was closed meanwhile: its TEMP table went with it
+                        pass
 
     def put_many(self, facts: list[Fact]) -> None:
         rows = [

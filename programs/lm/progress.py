@@ -99,7 +99,7 @@ class LMWatch(BaseCallback):
             name = (
                 getattr(instance, STAGE_MARK, None)
                 or self.labels.get(id(instance))
-                or getattr(instance.signature, "__name__", "lm")
+                or unmarked_name(instance)
             )
             stack = self._stack()
             stack.append((call_id, name))
@@ -202,6 +202,27 @@ class LMWatch(BaseCallback):
         tokens_out, usd (of the priced calls), unpriced_calls, cache_hits."""
         with self._lock:
             return {stage: {k: _rounded(k, v) for k, v in c.items()} for stage, c in self._counts.items()}
+
+
+def unmarked_name(predictor) -> str:
+    """A predictor no stage owns: DSPy's own (an optimizer's instruction proposer, GEPA's reflection) is
+    "optimizer"; any other is named by its signature."""
+    signature = getattr(predictor, "signature", None)
+    if str(getattr(signature, "__module__", "")).startswith(("dspy.", "gepa")):
+        return "optimizer"
+    return getattr(signature, "__name__", "lm")
+
+
+def mark_stages(program) -> None:
+    """Mark each of the program's stage predictors with its stage, on the predictor itself: an optimizer's
+    deep copies carry the mark (an id() label did not, so a compile's cost table named DSPy classes,
+    StringSignature and ExtractFacts, where run and ask name stages)."""
+    for row in STAGES.values():
+        module = getattr(program, row.attribute, None) if row.attribute and program is not None else None
+        if module is not None:
+            for _, predictor in module.named_predictors():
+                if getattr(predictor, STAGE_MARK, None) is None:
+                    LMWatch.mark(predictor, row.name)
 
 
 def stage_labels(program) -> dict[int, str]:

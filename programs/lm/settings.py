@@ -129,6 +129,10 @@ class Settings:
     use_unverified: bool = False  # True: the computation also uses facts that failed the check (flagged)
     code_rounds: int = 3  # fix rounds after the first failing code
     normalize_batch: int = 40  # raw values per normalizer LM call
+    # Questions a dataset run plans, extracts and answers together (programs/batch.py): the first answers
+    # come after one wave, not after every question is planned, and memory holds one wave's plans and
+    # passages. Answers are those of one wave over the whole run (bench/waves.py measures the default).
+    wave_size: int = 200
     sample_records: int = 8  # rows shown to the code-writer and the answerer
     # The sandbox that runs generated code (programs.sandbox.Limits holds the rest of its bounds).
     sandbox_timeout: float = 20.0  # wall-clock seconds per run of the analysis code
@@ -151,6 +155,7 @@ class Settings:
         "k": (1, 200),
         "code_rounds": (0, 10),
         "normalize_batch": (1, 1000),
+        "wave_size": (1, 1_000_000),
         "sample_records": (0, 1000),
         "sandbox_timeout": (0.1, 3600),
         "sandbox_memory_mb": (512, 1 << 20),
@@ -359,7 +364,7 @@ def configure(settings: Settings, program=None) -> dspy.LM:
     per-stage LMs to the program's stage modules. Called by CLIs only."""
     from programs.lm import reask
     from programs.lm.endpoint import apply_structured
-    from programs.lm.progress import LMWatch, install, stage_labels
+    from programs.lm.progress import LMWatch, install, mark_stages, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)
@@ -370,6 +375,7 @@ def configure(settings: Settings, program=None) -> dspy.LM:
         LMWatch(every=settings.lm_progress_every, timeout=settings.timeout, labels=stage_labels(program))
     )
     if program is not None:
+        mark_stages(program)
         for row in STAGES.values():
             module = getattr(program, row.attribute, None) if row.attribute else None
             if module is not None and has_own_lm(settings, row.name):

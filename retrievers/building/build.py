@@ -30,6 +30,7 @@ from retrievers.building.jobs import DocResult, Job, build_document, cached_resu
 from retrievers.building.lock import build_lock
 from retrievers.building.manifest import write_manifest
 from retrievers.building.ocr_build import OCR_MODES, OcrProgress, resolve_ocr
+from retrievers.building.ocr_cache import OcrCache
 from retrievers.building.swap import recover
 from retrievers.catalog import CATALOG_FILE, Catalog
 from retrievers.embedding.dense_text import DENSE_CHUNKS
@@ -183,7 +184,8 @@ def _build_locked(
     if not (index_dir / CATALOG_FILE).is_file():
         catalog.save(index_dir)  # an interrupted first build still opens, with the documents it finished
     bar = tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress, file=sys.stderr)
-    bar = OcrProgress(bar, results)  # "OCR 12 pages 118 s" after the count, once a page was OCR'd
+    # "OCR 12 pages 118 s" after the count, counted as pages are read (from the index's OCR cache)
+    bar = OcrProgress(bar, results, OcrCache(index_dir, ocr_engine) if ocr_engine else None)
     try:
         _run_jobs(jobs, workers, results, bar, options.ray_address)
     finally:

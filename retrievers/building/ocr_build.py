@@ -4,13 +4,16 @@ auto: pages that are only images are read by OCR (retrievers.documents.ocr) when
 with a text layer keep it, so a mixed document is OCR'd only where it must be. off: they stay unread,
 and a document of nothing but such pages fails with the fix (the behaviour before OCR).
 
-OCR is ~10 s of CPU a page against milliseconds for a text layer (bench/README.md): the progress bar
-and the build's summary say how many pages were OCR'd and how long it took, so a slow build explains
-itself.
+OCR costs seconds of CPU a page against milliseconds for a text layer (bench/README.md): the progress
+bar counts the pages OCR'd as they are read (a 300-page scan is one document for the bar: without the
+count it would sit still for most of an hour), and the build's summary says how many pages were OCR'd
+and how long it took, so a slow build explains itself.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -55,23 +58,58 @@ def scanned_fix(ocr_engine: str | None) -> str:
 
 
 class OcrProgress:
-    """The build's progress bar, with the pages OCR'd so far and their time after it ("OCR 12 pages 118 s").
+    """The build's progress bar, with the pages OCR'd so far after the count ("OCR 12 pages 118 s").
 
     Wraps the tqdm bar both the process pool and the Ray build update once a document is done; it reads
-    the results they append before each update."""
+    the results they append before each update (pages and OCR seconds of finished documents). Given the
+    build's OCR cache, a thread also counts, every TICK seconds, the pages workers have cached since the
+    build began: pages of documents still being read, which the results do not hold yet."""
 
-    def __init__(self, bar, results: list):
+    TICK = 2.0  # seconds between two looks at the cache: a page takes seconds to read
+
+    def __init__(self, bar, results: list, cache: OcrCache | None = None):
         self.bar, self.results, self.seen = bar, results, 0
-        self.pages, self.seconds = 0, 0.0
+        self.pages, self.seconds = 0, 0.0  # of finished documents
+        self.live = 0  # pages cached since the start, finished documents or not
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watch = None
+        if cache is not None and not getattr(bar, "disable", False):
+            started = time.time() - 1  # a page cached in the build's first second is its own
+            self._watch = threading.Thread(target=self._count, args=(cache, started), daemon=True)
+            self._watch.start()
+
+    def _count(self, cache: OcrCache, started: float) -> None:
+        while not self._stop.wait(self.TICK):
+            self.tick(cache.pages_written_since(started))
+
+    def tick(self, live: int) -> None:
+        """The number of pages OCR'd in this build so far, as counted in the cache."""
+        with self._lock:
+            if live > self.live:
+                self.live = live
+                self._show(refresh=True)
+
+    def _show(self, refresh: bool) -> None:
+        pages = max(self.pages, self.live)
+        if pages:
+            seconds = f" {self.seconds:.0f} s" if self.seconds else ""
+            self.bar.set_postfix_str(f"OCR {pages} pages{seconds}", refresh=refresh)
 
     def update(self, n: int = 1):
-        for result in self.results[self.seen :]:
-            self.pages += result.ocr_pages - result.ocr_cached if result.status == "built" else 0
-            self.seconds += result.ocr_seconds
-        self.seen = len(self.results)
-        if self.pages:
-            self.bar.set_postfix_str(f"OCR {self.pages} pages {self.seconds:.0f} s", refresh=False)
-        return self.bar.update(n)
+        with self._lock:
+            for result in self.results[self.seen :]:
+                self.pages += result.ocr_pages - result.ocr_cached if result.status == "built" else 0
+                self.seconds += result.ocr_seconds
+            self.seen = len(self.results)
+            self._show(refresh=False)
+            return self.bar.update(n)
+
+    def close(self):
+        self._stop.set()
+        if self._watch is not None:
+            self._watch.join()
+        return self.bar.close()
 
     def __getattr__(self, name):
         return getattr(self.bar, name)

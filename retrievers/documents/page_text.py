@@ -19,6 +19,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from retrievers.documents.chunking import Chunk
+from retrievers.documents.ocr_lines import OcrLine, rows
 from retrievers.documents.pdf import parse_pdf
 
 
@@ -57,8 +58,9 @@ class OwnPages(Mapping[int, str]):
     """pdfium's text layer of each page of a PDF, read when first asked for: what is printed on that page
     and no other (a chunk over a page break is in both pages' texts)."""
 
-    def __init__(self, path: str | Path, count: int):
+    def __init__(self, path: str | Path, count: int, ocr: Mapping[int, list[OcrLine]] | None = None):
         self.path, self.count = str(path), count
+        self.ocr = ocr or {}  # pages without a text layer: what OCR read on them is what they print
         self._texts: dict[int, str] = {}
 
     def __getitem__(self, number: int) -> str:
@@ -75,6 +77,10 @@ class OwnPages(Mapping[int, str]):
                     page.close()
                 finally:
                     pdf.close()
+            if not self._texts[number].strip() and self.ocr.get(number):
+                # a scanned page: its own text is what OCR read there, row by row as the parsed page reads
+                lines = rows(self.ocr[number])
+                self._texts[number] = "\n".join(" ".join(x.text for x in row) for row in lines)
         return self._texts[number]
 
     def __iter__(self) -> Iterator[int]:
@@ -96,10 +102,14 @@ class PageTexts(dict):
 
 
 def page_texts_with_own(
-    chunks: Iterable[Chunk], pdf: str | Path | None, period: int | None = None
+    chunks: Iterable[Chunk],
+    pdf: str | Path | None,
+    period: int | None = None,
+    ocr: Mapping[int, list[OcrLine]] | None = None,
 ) -> PageTexts:
     """The chunks' reading of each page (page_texts_from_chunks) and, from the PDF, each page's own text:
-    the fact check reads the page a quote is printed on from the latter (factcheck.check.printed_on)."""
+    the fact check reads the page a quote is printed on from the latter (factcheck.check.printed_on).
+    `ocr`: the lines OCR read on the pages without a text layer ({page: lines}, ocr_lines), their own text."""
     texts = page_texts_from_chunks(chunks)
     if pdf is None or not Path(pdf).is_file():
         return PageTexts(texts, period=period)
@@ -107,7 +117,7 @@ def page_texts_with_own(
         document = pdfium.PdfDocument(str(pdf))
         count = len(document)
         document.close()
-    return PageTexts(texts, OwnPages(pdf, count), period)
+    return PageTexts(texts, OwnPages(pdf, count, ocr), period)
 
 
 def page_texts_from_chunks(chunks: Iterable[Chunk]) -> dict[int, str]:

@@ -212,11 +212,11 @@ class DocumentIndex:
         folder = Path(folder)
         meta = cls.read_meta(folder)
         if meta is None:
-            raise FileNotFoundError(f"no document index in {folder}: run python -m retrievers.build")
+            raise FileNotFoundError(f"no document index in {folder}: run collate build")
         if meta.get("format_version") != FORMAT_VERSION:
             raise IndexVersionError(
                 f"index in {folder} has format version {meta.get('format_version')}, this code reads version "
-                f"{FORMAT_VERSION}: rebuild it with python -m retrievers.build"
+                f"{FORMAT_VERSION}: rebuild it with collate build"
             )
         lines = (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
         chunks = [Chunk(**json.loads(line)) for line in lines if line]

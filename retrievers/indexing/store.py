@@ -66,7 +66,7 @@ def read_manifest(index_dir: str | Path) -> dict:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         log.warning(
-            "%s is unreadable (%s): build failures are not known; python -m retrievers.build rewrites it",
+            "%s is unreadable (%s): build failures are not known; collate build rewrites it",
             path,
             exc,
         )
@@ -88,15 +88,13 @@ class IndexStore:
     def open(cls, index_dir: str | Path, cache_size: int = 64) -> IndexStore:
         index_dir = Path(index_dir)
         if not index_dir.is_dir():
-            raise FileNotFoundError(
-                f"no index folder at {index_dir}: build one with python -m retrievers.build"
-            )
+            raise FileNotFoundError(f"no index folder at {index_dir}: build one with collate build")
         manifest = read_manifest(index_dir)
         version = manifest.get("format_version", FORMAT_VERSION)
         if version != FORMAT_VERSION:
             raise IndexVersionError(
                 f"index {index_dir} has format version {version}, this code reads version {FORMAT_VERSION}: "
-                "rebuild it with python -m retrievers.build (unchanged files are re-indexed, not re-downloaded)"
+                "rebuild it with collate build (unchanged files are re-indexed, not re-downloaded)"
             )
         return cls(index_dir, Catalog.open(index_dir), manifest, cache_size)
 
@@ -144,7 +142,7 @@ class IndexStore:
             except Exception as exc:  # damaged on disk (truncated file, removed by hand): this document only
                 raise DocumentNotIndexed(
                     f"document {doc_id!r} has a damaged index in {folder} ({type(exc).__name__}: {exc}): "
-                    "rebuild it with python -m retrievers.build (unchanged documents are not redone)"
+                    "rebuild it with collate build (unchanged documents are not redone)"
                 ) from None
         with self._lock:
             self._cache[doc_id] = loaded
@@ -173,7 +171,11 @@ class IndexStore:
             period: int | None = self.catalog.get(doc_id).year
         except KeyError:
             period = None
-        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id), period)
+        try:  # a scanned page's own text is what OCR read there
+            ocr = load_document_lines(self._folder(doc_id))
+        except ValueError:
+            ocr = {}
+        return page_texts_with_own(self.index(doc_id).chunks, self.pdf_path(doc_id), period, ocr)
 
     # ---- search ---------------------------------------------------------------------------
     def search(

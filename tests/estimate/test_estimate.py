@@ -170,7 +170,7 @@ def test_a_cascade_s_strong_calls_are_quoted_as_a_ceiling_beside_the_total(small
 @pytest.mark.parametrize(
     "argv, says",
     [
-        (["--index", "/no/such/index", "q?"], "build one with python -m retrievers.build"),
+        (["--index", "/no/such/index", "q?"], "build one with collate build"),
         (["--index", "INDEX", "--question-id", "q1", "q?"], "--question-id needs --dataset"),
         (["--index", "INDEX", "--dataset", "DATASET", "--question-id", "nope"], "is not in"),
         (["--index", "INDEX", "--baseline", "flat", "q?"], "drop --baseline"),
@@ -186,7 +186,7 @@ def test_ask_estimate_refuses_bad_input_like_ask(small_corpus, argv, says, capsy
 @pytest.mark.parametrize(
     "extra, says",
     [
-        (["--index", "NO_INDEX"], "build one with python -m retrievers.build"),
+        (["--index", "NO_INDEX"], "build one with collate build"),
         (["--max-tokens", "0"], "--max-tokens must be above 0"),
         (["--split", "train", "--limit", "0"], "--limit must be at least 1"),
         (["--program", "flat-rag"], "quotes the Analyst's stages"),

@@ -190,9 +190,12 @@ def test_no_lm_configured_exits_2_naming_collate_lm(small_corpus, tmp_path, caps
 def test_bad_input_is_one_line_naming_the_fix(small_corpus, brain_server, tmp_path, capsys):
     corpus, _ = small_corpus
     code = evaluate_run.main(["--dataset", str(corpus / "dataset.json"), "--index", str(tmp_path / "nope")])
-    assert code == 2 and "python -m retrievers.build" in capsys.readouterr().err
+    assert code == 2 and "collate build" in capsys.readouterr().err
     assert _main(small_corpus, tmp_path / "r", "--program", str(tmp_path / "missing.json")) == 2
-    assert "optimize.compile" in capsys.readouterr().err
+    assert (
+        "missing.json: no such file: pass a compiled.json that collate compile wrote"
+        in capsys.readouterr().err
+    )
     assert _main(small_corpus, tmp_path / "r", "--concurrency", "0") == 2
     assert "--concurrency" in capsys.readouterr().err
 

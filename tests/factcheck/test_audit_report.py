@@ -278,3 +278,59 @@ def test_a_record_read_in_other_units_is_marked_in_the_records_table(tmp_path):
     (row,) = [r for r in html.split("<tr>") if "GLEN" in r]
     assert 'class="badge unit_mismatch"' in row and "below the other 2" in row
     assert html.count('unit_mismatch"') == 1  # only that cell
+
+
+def test_the_box_sits_on_the_quoted_line_of_a_cropped_page(synth_corpus, synth_pages):
+    # Verizon's 2022 10-K crops 9 pt off every side of its pages: the image shows the crop box, so the
+    # boxes must be measured from its corner, not from the page's height (they sat a row too high)
+    import pypdfium2 as pdfium
+
+    from programs.audit_report import RENDER_SCALE, quote_boxes
+
+    bench = load_bench()
+    row = next(
+        r
+        for r in bench.printed_rows(synth_corpus)
+        if r["doc_id"] == _annual_report(synth_corpus, synth_pages)
+    )
+    line, _ = bench.quote_line(synth_pages[row["doc_id"]][row["page"]], row["strings"][0])
+    pdf = pdfium.PdfDocument(str(synth_corpus / "pdf" / f"{row['doc_id']}.pdf"))
+    page = pdf[row["page"] - 1]
+    before = quote_boxes(page, line)
+    left, bottom, right, top = page.get_mediabox()
+    page.set_cropbox(left + 9, bottom + 9, right - 9, top - 9)
+    after = quote_boxes(page, line)
+    shift = 9 * RENDER_SCALE
+    assert before and len(after) == len(before)
+    for (x0, y0, w0, h0), (x1, y1, w1, h1) in zip(before, after, strict=True):
+        assert abs(x1 - (x0 - shift)) < 0.01 and abs(y1 - (y0 - shift)) < 0.01 and (w0, h0) == (w1, h1)
+    page.close()
+    pdf.close()
+
+
+def test_each_amount_says_its_scale_and_where_it_was_read(tmp_path):
+    facts = [
+        {
+            "doc_id": "P",
+            "field": "revenue",
+            "value": "86,392",
+            "quote": "Net Revenue $ 86,392",
+            "page": 62,
+            "scale": 1e6,
+            "scale_source": 'page 62: "(in millions except per share amounts)"',
+        },
+        {
+            "doc_id": "P",
+            "field": "assets",
+            "value": "92,187",
+            "quote": "Total Assets $ 92,187",
+            "page": 66,
+            "scale": None,
+            "scale_source": "unread: no scale is stated above the quote on page 66",
+        },
+    ]
+    html = render_report(tmp_path / "r.html", "q", "a", facts=facts).read_text(encoding="utf-8")
+    assert 'scale x1,000,000: page 62: "(in millions except per share amounts)"' in html.replace(
+        "&quot;", '"'
+    )
+    assert "scale: unread: no scale is stated above the quote on page 66" in html

@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 
 from factcheck.check import VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
+from factcheck.check import check as check_one
+from retrievers.documents.page_text import PageTexts
+from signatures.types import Fact
 
 AMD = """Consolidated Statements of Operations
 Year Ended
@@ -148,3 +151,14 @@ def test_a_part_of_a_printed_total_is_not_the_total():
     assert (
         check_fact("59,293", None, "Net service sales 27,738 41,322 59,293", 1, {1: page}).status == VERIFIED
     )
+
+
+def test_a_prior_year_named_by_the_field_is_read_from_its_own_column():
+    # "revenue_2020" from a 2021 10-K: the header's latest year is the filing's (2021), so the 2020 column
+    # is fiscal 2020. Aligned to the asked year instead, the true figure failed as "fiscal 2019".
+    page = "Year Ended December 31,\n2021 2020 2019\n(In millions)\nNet revenue $ 3,991 $ 5,506 $ 5,299"
+    quote = "Net revenue $ 3,991 $ 5,506 $ 5,299"
+    fact = Fact(doc_id="d", field="revenue_2020", value="5,506", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: page}, period=2021)).status == VERIFIED
+    wrong = fact.model_copy(update={"value": "3,991"})
+    assert check_one(wrong, PageTexts({1: page}, period=2021)).status == VALUE_NOT_IN_QUOTE

@@ -125,7 +125,7 @@ def test_no_lm_configured_exits_2_with_the_how_to(monkeypatch, tmp_path, capsys)
             ["--dataset", "missing.json", "--question-id", "q_1"],
             "no such dataset; pass a MuDABench JSON file",
         ),
-        (["--program", "nope.json", "q"], "program.save"),
+        (["--program", "nope.json", "q"], "--program nope.json: no such file"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_fix(cli, tmp_path, capsys, argv, fix):

@@ -297,3 +297,36 @@ def test_each_extraction_gets_its_own_strong_predictor(settings, store):
     assert a is not b and a.lm is b.lm is escalation.predictor.lm
     assert (a.demos, a.signature.instructions) == (first.demos, first.signature.instructions)
     assert (b.demos, b.signature.instructions) == ([], "other instructions")
+
+
+class StatementStore(PagedStore):
+    """doc-c's revenue on a statement page with a column per year, as the index gives it (with the period)."""
+
+    def page_texts(self, doc_id: str):
+        from retrievers.documents.page_text import PageTexts
+
+        pages = super().page_texts(doc_id)
+        if doc_id == "doc-c":
+            pages[5] = "合并利润表\n单位：元\n项目 2023年 2022年\n营业收入 (1,234) (1,100)"
+        return PageTexts(pages, period=self.catalog.get(doc_id).year)
+
+
+def test_last_year_s_cell_quoted_with_its_row_goes_to_the_strong_model(settings, use_lm, tmp_path):
+    # issue 29: a real figure of the wrong column, quoted with its whole row, passed the check and was
+    # never escalated (22 of 23 such documents); the column it stands in is now read off the header
+    prior = reply("13.00%", "资本充足率 13.00%", 2, "(1,100)", "营业收入 (1,234) (1,100)", 5)
+    right = reply("13.00%", "资本充足率 13.00%", 2, "(1,234)", "营业收入 (1,234) (1,100)", 5)
+    use_lm()
+    program = build_program(
+        settings.replace(lm_extractor_escalate="openai/strong"),
+        StatementStore(),
+        facts=FactStore(tmp_path / "facts.sqlite"),
+    )
+    cheap_lm = model_lm("openai/cheap", {**GOOD, "(id doc-c)": prior})
+    strong_lm = model_lm("openai/strong", {**GOOD, "(id doc-c)": right})
+    program.extractor.extract.lm = cheap_lm
+    program.extractor.escalation.attach(strong_lm)
+    pred = program(question="哪家公司资本充足率最高？")
+    assert pred.trace["extract"]["escalated"] == {"doc-c": "check"}
+    c = next(f for f in pred.facts if (f.doc_id, f.field) == ("doc-c", "revenue"))
+    assert (c.value, c.verdict, c.model) == ("(1,234)", "verified", "openai/strong")

@@ -43,6 +43,8 @@ def _start_build(catalog: Path, pdf_dir: Path, index: Path) -> subprocess.Popen:
             "--embedder",
             "hashing-256",
             "--no-progress",
+            # the documents share three files' bytes on purpose (each moves between versions): keep every id
+            "--keep-duplicates",
         ],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from collate import build, search
 
 
@@ -67,7 +65,7 @@ def test_bad_arguments_and_missing_index_exit_non_zero(tiny_collection, tmp_path
     )
     assert "--pdf-dir" in capsys.readouterr().err
     assert search.main(["--index", str(tmp_path / "none"), "--doc", "a", "--query", "q", "--json"]) == 2
-    assert "python -m retrievers.build" in capsys.readouterr().err
+    assert "collate build" in capsys.readouterr().err
     assert search.main(["--index", str(tmp_path / "none"), "--doc", "a", "--json"]) == 2
     assert search.main(["--index", "x", "--doc", "a", "--query", "q", "--queries", "f.jsonl"]) == 2
     assert search.main(["--index", "x", "--queries", str(tmp_path / "nofile.jsonl")]) == 2
@@ -114,6 +112,5 @@ def test_dense_chunks_flag_reaches_the_index_and_a_wrong_value_names_the_choices
     assert build.main([*args, "--embedder", "hashing-256", "--no-progress", "--dense-chunks", "all"]) == 1
     assert json.loads((c["index"] / "manifest.json").read_text())["dense_chunks"] == "all"
     capsys.readouterr()
-    with pytest.raises(SystemExit) as exit_:
-        build.main([*args, "--dense-chunks", "tables"])
-    assert exit_.value.code == 2 and "choose from 'figures', 'all'" in capsys.readouterr().err
+    assert build.main([*args, "--dense-chunks", "tables"]) == 2
+    assert "choose from 'figures', 'all'" in capsys.readouterr().err

@@ -69,9 +69,7 @@ def test_a_truncated_index_file_makes_ask_say_rebuild_and_the_rebuild_fixes_it(b
     path = doc_folder(built["index"], doc_id) / name
     good = path.read_bytes()
     path.write_bytes(good[: len(good) // 2])
-    with pytest.raises(
-        DocumentNotIndexed, match=r"damaged index .*rebuild it with python -m retrievers.build"
-    ):
+    with pytest.raises(DocumentNotIndexed, match=r"damaged index .*rebuild it with collate build"):
         IndexStore.open(built["index"]).index(doc_id)
 
     out = _rebuild(built, capsys)

@@ -10,10 +10,14 @@ replace the engine with one that fails.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import threading
+import time
 from pathlib import Path
 
+import numpy as np
 import pypdfium2 as pdfium
 import pytest
 
@@ -103,10 +107,11 @@ def copied(built, tmp_path) -> Path:
 def no_engine(monkeypatch):
     """OCR that fails the test if called: what must come from the OCR cache."""
 
-    def fail(page):
+    def fail(*args):
         raise AssertionError("a page was OCR'd again")
 
     monkeypatch.setattr(ocr, "read_page", fail)
+    monkeypatch.setattr(ocr, "recognise", fail)  # pages read side by side (PageOcr)
 
 
 # ---- the build ------------------------------------------------------------------------------
@@ -134,6 +139,17 @@ def test_facts_on_ocr_pages_are_checked_against_what_ocr_read(built):
     assert check_fact("15.44", "%", "资本充足率 15.44%", 1, pages).status == VERIFIED
     assert check_fact("15.45", "%", "资本充足率 15.44%", 1, pages).status == VALUE_NOT_IN_QUOTE
     assert check_fact("14.12", "%", "资本充足率 15.44% 14.12%", 2, pages).page == 1
+
+
+def test_a_scanned_pages_own_text_is_what_ocr_read_there(built):
+    """The fact check reads the page a quote is printed on, and its scale words, from each page's own text:
+    for a page without a text layer that is what OCR read, not pdfium's empty text layer."""
+    pages = IndexStore.open(built["index"]).page_texts("scan_zh")
+    assert re.search(r"资本充足率 15\.44% 14\.12%", pages.own[1])
+    assert "毕马威华振会计师事务所" in pages.own[2]
+    mixed = IndexStore.open(built["index"]).page_texts("mixed")
+    assert "资本充足率" in mixed.own[1]  # a text-layer page keeps pdfium's text
+    assert re.search(r"Total assets \$ ?1,234,567", mixed.own[3])
 
 
 def test_the_manifest_records_the_pages_read_by_ocr(built):
@@ -365,3 +381,118 @@ def test_build_options_refuse_an_unknown_ocr_mode():
     assert build.BuildOptions(ocr="off").ocr == "off"
     with pytest.raises(ValueError, match="auto, off"):
         build.BuildOptions(ocr="tesseract")
+
+
+def test_the_ocr_cache_counts_the_pages_written_since_a_moment(tmp_path):
+    cache = OcrCache(tmp_path, "engine-1")
+    assert cache.pages_written_since(0) == 0  # nothing read yet: no folder
+    cache.put("old", 1, [])
+    old = cache.root / "old"
+    for path in (old / "1.json", old):
+        os.utime(path, (1_000, 1_000))  # cached by an earlier build
+    start = time.time() - 1
+    cache.put("doc", 1, [OcrLine("a", 1, 2, 3, 4)])
+    cache.put("doc", 2, [])
+    (cache.root / "doc" / "3.json.123.tmp").write_text("[", encoding="utf-8")  # a page being written
+    assert cache.pages_written_since(start) == 2
+    cache.put("old", 2, [])  # a document read again after a change: its new page counts, its old one not
+    assert cache.pages_written_since(start) == 3
+
+
+def test_the_progress_bar_counts_pages_while_a_long_scan_is_still_being_read(
+    collection, tmp_path, monkeypatch
+):
+    """Issue 33: a 300-page scan is one document for the bar; its pages are counted as they are read."""
+    import tqdm
+
+    postfixes: list[str] = []
+    shown = {n: threading.Event() for n in range(1, 5)}
+
+    class Bar:  # what build_index draws on: records the postfix it is given
+        disable = False
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def set_postfix_str(self, text, refresh=True):
+            postfixes.append(text)
+            match = re.match(r"OCR (\d+) pages", text)
+            if match:
+                shown[int(match[1])].set()
+
+        def update(self, n=1):
+            pass
+
+        def close(self):
+            pass
+
+    seen_before_next = []
+
+    def read_page(page):
+        done = len(seen_before_next)
+        # the second and third pages wait until the bar has shown the pages before them: counted live
+        seen_before_next.append(shown[done].wait(10) if done else True)
+        return [OcrLine("营业收入 328,781.16", 72, 700, 300, 712)]
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    monkeypatch.setenv("COLLATE_OCR_PAGES", "1")  # one page at a time: the waits above are in page order
+    monkeypatch.setattr(ocr, "read_page", read_page)
+    monkeypatch.setattr(OcrProgress, "TICK", 0.02)
+    pdf_dir = tmp_path / "pdf"
+    _merge(pdf_dir.mkdir() or pdf_dir / "long.pdf", *[collection["pdf_dir"] / "scan_zh.pdf"] * 2)
+    catalog = tmp_path / "catalog.jsonl"
+    catalog.write_text(json.dumps({**ROWS[0], "id": "long"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = build.build_index(
+        Catalog.load(catalog), pdf_dir, tmp_path / "index", workers=1, embedder="hashing-256", ocr="auto"
+    )
+    assert report.results[0].ocr_page_numbers == [1, 2, 3, 4]
+    assert seen_before_next == [True, True, True, True]
+    assert postfixes[-1].startswith("OCR 4 pages")
+
+
+def test_pages_read_side_by_side_read_as_one_at_a_time_and_are_each_cached(collection, tmp_path, monkeypatch):
+    threads = set()
+
+    def recognise(picture, settings=None):  # what a page "reads" depends on its picture alone
+        threads.add(threading.current_thread().name)
+        return [OcrLine(f"ink {int(picture.image.mean())} {picture.image.shape}", *picture.origin, 300, 700)]
+
+    monkeypatch.setattr(ocr, "recognise", recognise)
+    pdf = _merge(
+        tmp_path / "long.pdf",
+        collection["pdf_dir"] / "scan_zh.pdf",  # 2 image pages
+        collection["pdf_dir"] / "mixed.pdf",  # 2 text pages, then an image page
+        collection["pdf_dir"] / "scan_zh.pdf",
+    )
+    one = PageOcr(OcrCache(tmp_path / "one", "e"), "h", read=lambda page: ocr.recognise(ocr.render(page)))
+    alone = parse_pdf(pdf, ocr=one)
+    assert threads == {threading.current_thread().name}
+    threads.clear()
+    side = PageOcr(OcrCache(tmp_path / "side", "e"), "h", at_once=2)
+    together = parse_pdf(pdf, ocr=side)
+    assert together.ocr_pages == alone.ocr_pages == [1, 2, 5, 6, 7]
+    assert side.lines == one.lines and [p.text for p in together.pages] == [p.text for p in alone.pages]
+    assert threads and all(name.startswith("ocr-page") for name in threads)  # not the caller's thread
+    assert side.cached == 0 and OcrCache(tmp_path / "side", "e").pages_written_since(0) == 5
+    again = PageOcr(OcrCache(tmp_path / "side", "e"), "h", at_once=2)
+    parse_pdf(pdf, ocr=again)
+    assert again.cached == 5 and {n: [x.text for x in v] for n, v in again.lines.items()} == {
+        n: [x.text for x in v] for n, v in one.lines.items()
+    }
+
+
+def test_a_page_that_fails_in_a_reading_thread_leaves_the_others_read(collection, tmp_path, monkeypatch):
+    scan = pdfium.PdfDocument(str(collection["pdf_dir"] / "scan_zh.pdf"))
+    odd = ocr.render(scan[1]).image  # page 2's picture
+    scan.close()
+
+    def recognise(picture, settings=None):
+        if np.array_equal(picture.image, odd):
+            raise RuntimeError("odd image")
+        return [OcrLine("营业收入 328,781.16", 72, 700, 300, 712)]
+
+    monkeypatch.setattr(ocr, "recognise", recognise)
+    reader = PageOcr(OcrCache(tmp_path, "e"), "h", at_once=2)
+    doc = parse_pdf(collection["pdf_dir"] / "scan_zh.pdf", ocr=reader)
+    assert list(reader.failed) == [2] and "odd image" in reader.failed[2]
+    assert doc.ocr_pages == [1] and OcrCache(tmp_path, "e").pages_written_since(0) == 1
