@@ -56,10 +56,8 @@ def main(argv=None) -> int:
             )
         if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
             return estimate.for_compile(args)
-        check_program_path(
-            args.out
-        )  # DSPy saves a program's state only to a .json: said now, not after paying
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
+        check_program_path(args.out)  # DSPy saves state only to a .json: said now, not after paying
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))
         # a dollar cap it cannot price would cap nothing: refused now, before the optimization is paid for

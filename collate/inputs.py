@@ -108,7 +108,8 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
     parser.error = types.MethodType(_short_error, parser)  # type: ignore[method-assign]
     try:
         _check_flag_names(parser, sys.argv[1:] if argv is None else argv)
-        args = parser.parse_args(argv)
+        parse = parser.parse_intermixed_args if getattr(parser, "intermixed", False) else parser.parse_args
+        args = parse(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     verbose = bool(getattr(args, "verbose", False))
