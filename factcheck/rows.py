@@ -34,6 +34,7 @@ HEADER_WORDS = re.compile(
 )
 # A header's column that is no period's ("2023 2022 Change", "$ Change % Change"): cells after the years'.
 CHANGE_COLUMN = re.compile(r"\bchange\b", re.I)
+FOOTNOTE_MARK = re.compile(r"\(\s*\d{1,2}\s*\)")
 LOOK_UP = 80  # lines above the row searched for its header of years (a balance sheet has ~50 rows)
 
 # Words that make a label another line item than a field without them.
@@ -227,6 +228,8 @@ def column_check(
     if len(cells) < len(years):
         return ""
     if len(cells) > len(years) and CHANGE_COLUMN.search(" ".join(header)):
+        while len(cells) > len(years) and FOOTNOTE_MARK.fullmatch(cells[0].group()):
+            cells = cells[1:]  # "Net revenue (1) $ 3,991": the label's footnote mark is no cell
         cells = cells[: len(years)]  # "2023 2022 Change": the change cells come after the years'
     else:
         cells = cells[-len(years) :]  # numbers in the label come first ("interest of $9.5, $6.8 and $6.0")

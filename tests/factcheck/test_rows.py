@@ -182,3 +182,12 @@ def test_a_change_column_after_the_years_is_no_period():
     assert check_one(
         this_year.model_copy(update={"value": "3,991"}), PageTexts({1: CHANGE}, period=2023)
     ).usable
+
+
+def test_a_footnote_mark_after_the_label_is_no_cell_beside_a_change_column():
+    page = CHANGE.replace("Net revenue $", "Net revenue (1) $")
+    quote = "Net revenue (1) $ 3,991 $ 3,500 $ 491 14 %"
+    fact = Fact(doc_id="d", field="net_revenue", value="3,991", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: page}, period=2023)).status == VERIFIED
+    last_year = fact.model_copy(update={"value": "3,500"})
+    assert check_one(last_year, PageTexts({1: page}, period=2023)).status == VALUE_NOT_IN_QUOTE
