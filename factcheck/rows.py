@@ -32,6 +32,9 @@ HEADER_WORDS = re.compile(
     r"年度?|月|日|末|项目|本期|上期|本年|上年|金额|期末|期初|余额|发生额|数|[（()）])*$",
     re.I,
 )
+# A header's column that is no period's ("2023 2022 Change", "$ Change % Change"): cells after the years'.
+CHANGE_COLUMN = re.compile(r"\bchange\b", re.I)
+FOOTNOTE_MARK = re.compile(r"\(\s*\d{1,2}\s*\)")
 LOOK_UP = 80  # lines above the row searched for its header of years (a balance sheet has ~50 rows)
 
 # Words that make a label another line item than a field without them.
@@ -180,8 +183,9 @@ def _line_at(text: str, at: int) -> str:
     return text[start : end if end >= 0 else len(text)]
 
 
-def _header_years(lines: list[str], row: int) -> list[int]:
-    """The years of the header above the row (in the order printed), [] when there is none near it."""
+def _header_years(lines: list[str], row: int, header: list[str] | None = None) -> list[int]:
+    """The years of the header above the row (in the order printed), [] when there is none near it;
+    `header` gets the header's lines."""
     years: list[int] = []
     for i in range(row - 1, max(-1, row - 1 - LOOK_UP), -1):
         line = lines[i]
@@ -189,9 +193,13 @@ def _header_years(lines: list[str], row: int) -> list[int]:
         rest = YEAR.sub(" ", line)
         if found and HEADER_WORDS.match(rest):
             years = found + years
+            if header is not None:
+                header.append(line)
             continue
         if years:
             if HEADER_WORDS.match(line):
+                if header is not None:
+                    header.append(line)
                 continue
             break
         if found:  # a year in a label or prose above the header: not a table header
@@ -212,13 +220,19 @@ def column_check(
     line_end = len(text) if line_end < 0 else line_end
     line = text[line_start:line_end]
     lines_above = text[:line_start].split("\n")[:-1]
-    years = _header_years([*lines_above, line], len(lines_above))
+    header: list[str] = []
+    years = _header_years([*lines_above, line], len(lines_above), header)
     if len(years) < 2:
         return ""
     cells = [m for m in CELL.finditer(line) if m.start() >= len(label_of(line))]
     if len(cells) < len(years):
         return ""
-    cells = cells[-len(years) :]  # numbers in the label come first ("interest of $9.5, $6.8 and $6.0")
+    if len(cells) > len(years) and CHANGE_COLUMN.search(" ".join(header)):
+        while len(cells) > len(years) and FOOTNOTE_MARK.fullmatch(cells[0].group()):
+            cells = cells[1:]  # "Net revenue (1) $ 3,991": the label's footnote mark is no cell
+        cells = cells[: len(years)]  # "2023 2022 Change": the change cells come after the years'
+    else:
+        cells = cells[-len(years) :]  # numbers in the label come first ("interest of $9.5, $6.8 and $6.0")
     where = value_cell[0] - line_start
     index = next((i for i, m in enumerate(cells) if m.start() <= where < m.end()), None)
     if index is None:

@@ -33,6 +33,9 @@ SECTION_STATEMENT = re.compile(
     r"(thousands|millions|billions)",
     re.I,
 )
+# Each scale a statement says, and the words that make one the scale of shares, not of amounts.
+SCALE_SAID = re.compile(r"\bin\s+(thousands|millions|billions)\b(\s+of\s+(?:shares|units)\b)?", re.I)
+SHARES_BEFORE = re.compile(r"\b(?:shares?|units?)\s*(?:are\s+|is\s+)?$", re.I)
 # Pages back a section's statement is looked for (an MD&A runs ~30 pages).
 SECTION_REACH = 40
 EXCEPT_PER_SHARE = re.compile(r"except\s+(?:for\s+)?(?:[\w\s,]{0,40})?(?:per[- ]share|share)", re.I)
@@ -62,7 +65,9 @@ def stated_scale(text: str, at: int) -> Scale | None:
     best_end = -1
     for pattern in (EN_STATEMENT, ZH_STATEMENT):
         for m in pattern.finditer(text, max(0, at - REACH), at):
-            word = next(g for g in m.groups()[:2] if g) if pattern is ZH_STATEMENT else m.group(1)
+            word = next(g for g in m.groups()[:2] if g) if pattern is ZH_STATEMENT else _money_word(text, m)
+            if word is None:  # "(shares in millions)": a scale of shares, not of amounts
+                continue
             end = m.end()
             if end > best_end:
                 line_end = text.find("\n", m.end())
@@ -71,6 +76,16 @@ def stated_scale(text: str, at: int) -> Scale | None:
                 best = Scale(scale_factor(word), word, line[:160], bool(EXCEPT_PER_SHARE.search(m.group(0))))
                 best_end = end
     return best
+
+
+def _money_word(text: str, m: re.Match) -> str | None:
+    """The scale of amounts an English statement gives: its first "in thousands/millions/billions" that
+    is not the shares' ("(Shares in thousands, dollars in millions)", "(in thousands of shares, ...)")."""
+    statement = text[text.rfind("\n", 0, m.start()) + 1 : m.end()]
+    for said in SCALE_SAID.finditer(statement):
+        if not said.group(2) and not SHARES_BEFORE.search(statement[: said.start()]):
+            return said.group(1)
+    return None
 
 
 def section_scale(pages: Mapping[int, str], number: int) -> Scale | None:

@@ -162,3 +162,32 @@ def test_a_prior_year_named_by_the_field_is_read_from_its_own_column():
     assert check_one(fact, PageTexts({1: page}, period=2021)).status == VERIFIED
     wrong = fact.model_copy(update={"value": "3,991"})
     assert check_one(wrong, PageTexts({1: page}, period=2021)).status == VALUE_NOT_IN_QUOTE
+
+
+CHANGE = """Results of Operations
+(in millions)
+Year Ended December 31,
+2023 2022 Change
+Net revenue $ 3,991 $ 3,500 $ 491 14 %"""
+
+
+def test_a_change_column_after_the_years_is_no_period():
+    # "2023 2022 Change": the cells were aligned from the right, so the 2022 figure stood "in the 2023
+    # column" (a true prior-year fact failed; last year's figure for this year's passed)
+    quote = "Net revenue $ 3,991 $ 3,500 $ 491 14 %"
+    fact = Fact(doc_id="d", field="net_revenue_2022", value="3,500", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: CHANGE}, period=2023)).status == VERIFIED
+    this_year = fact.model_copy(update={"field": "net_revenue"})
+    assert check_one(this_year, PageTexts({1: CHANGE}, period=2023)).status == VALUE_NOT_IN_QUOTE
+    assert check_one(
+        this_year.model_copy(update={"value": "3,991"}), PageTexts({1: CHANGE}, period=2023)
+    ).usable
+
+
+def test_a_footnote_mark_after_the_label_is_no_cell_beside_a_change_column():
+    page = CHANGE.replace("Net revenue $", "Net revenue (1) $")
+    quote = "Net revenue (1) $ 3,991 $ 3,500 $ 491 14 %"
+    fact = Fact(doc_id="d", field="net_revenue", value="3,991", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: page}, period=2023)).status == VERIFIED
+    last_year = fact.model_copy(update={"value": "3,500"})
+    assert check_one(last_year, PageTexts({1: page}, period=2023)).status == VALUE_NOT_IN_QUOTE

@@ -163,3 +163,19 @@ def test_a_per_share_row_is_not_scaled_whatever_the_field_is_called():
     quote = "Net income per diluted share $ 6.45 $ 5.51 $ 5.14"
     verdict = check_fact("6.45", "USD", quote, 1, {1: PER_SHARE_ROW}, amount=True)
     assert verdict.status == VERIFIED and verdict.scale in (None, 1.0), verdict
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "(Shares in thousands, dollars in millions)",
+        "(in thousands of shares, except per share data; dollars in millions)",
+        "(In millions, except per share data and shares in thousands)",
+    ],
+)
+def test_the_shares_scale_is_not_the_amounts_scale(header):
+    # the shares' "in thousands" was read as the amounts' scale: a true "USD millions" fact failed, and an
+    # amount without a unit was scaled x1e3
+    page = STATEMENT.replace("(in millions except per share amounts)", header)
+    assert check_fact("86,392", "USD millions", QUOTE, 1, {1: page}, amount=True).status == VERIFIED
+    assert check_fact("86,392", "USD", QUOTE, 1, {1: page}, amount=True).scale == 1e6
