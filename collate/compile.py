@@ -8,6 +8,7 @@ from pathlib import Path
 from collate import estimate, parsers
 from collate.budget_flags import check_budget_arguments
 from collate.compile_job import compile_job
+from collate.errors import Exit
 from collate.inputs import BadInput, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
@@ -69,7 +70,7 @@ def main(argv=None) -> int:
         configure(settings, program)
     except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     job = compile_job(args)
     out = Path(args.out)
     try:
@@ -86,7 +87,7 @@ def main(argv=None) -> int:
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     meta = result.meta
     out = Path(meta.get("saved_to") or out)
     print(

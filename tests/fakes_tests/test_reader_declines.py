@@ -58,3 +58,4 @@ def test_ask_through_the_reader_fails_a_question_outside_its_rules_with_exit_1(
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     assert CANNOT_ANSWER in err.splitlines()[-1]
+    assert sum(line.startswith("missing:") for line in err.splitlines()) == 1  # not one line per document
