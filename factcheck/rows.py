@@ -75,7 +75,9 @@ STOP = frozenset(
 
 def _words(text: str) -> set[str]:
     out = set()
-    for w in re.findall(r"[a-z]+", text.lower().replace("_", " ")):
+    # "Cash dividends declared" is the dividends line itself, not a cash item beside it
+    text = re.sub(r"\bcash\s+(?=dividends?\b)", "", text.lower().replace("_", " "))
+    for w in re.findall(r"[a-z]+", text):
         w = SYNONYMS.get(w, w)
         if w not in STOP and len(w) > 1:
             out.add(w)

@@ -191,3 +191,11 @@ def test_a_footnote_mark_after_the_label_is_no_cell_beside_a_change_column():
     assert check_one(fact, PageTexts({1: page}, period=2023)).status == VERIFIED
     last_year = fact.model_copy(update={"value": "3,500"})
     assert check_one(last_year, PageTexts({1: page}, period=2023)).status == VALUE_NOT_IN_QUOTE
+
+
+@pytest.mark.parametrize("field", ["dividends_per_common_share", "dividends declared per share"])
+def test_cash_dividends_are_the_dividends_row(field):
+    # "cash" made the row "another line item" than the dividends asked for
+    page = "(In millions, except per share amounts)\n2023 2022\nCash dividends declared per common share $ 0.52 $ 0.48"
+    quote = "Cash dividends declared per common share $ 0.52 $ 0.48"
+    assert check_fact("0.52", "USD", quote, 1, {1: page}, field=field, period=2023).status == VERIFIED
