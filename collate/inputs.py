@@ -127,8 +127,6 @@ def quiet_libraries(verbose: bool) -> None:
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(logging.INFO if verbose else logging.ERROR)
     os.environ.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-    if not verbose:
-        os.environ.setdefault("ORT_LOGGING_LEVEL", "3")  # onnxruntime's C++ side: errors only
 
 
 def did_you_mean(word: str, choices) -> str:
