@@ -106,6 +106,16 @@ def build(args, settings: Settings, store):
     return program
 
 
+def missing_lines(missing) -> list[str]:
+    """One line per document not read; when every one failed for the same reason (the plan failed: each
+    document carries it), one line naming how many: 56 identical lines buried the reason before."""
+    reasons = {(m.stage, m.reason) for m in missing}
+    if len(missing) > 1 and len(reasons) == 1:
+        stage, reason = reasons.pop()
+        return [f"missing: all {len(missing)} documents in scope ({stage}): {reason}"]
+    return [f"missing: {m.doc_id} ({m.stage}): {m.reason}" for m in missing]
+
+
 def facts_saved(pred) -> int:
     """Documents of the plan answered wholly from the fact store (no extraction call)."""
     extract = (getattr(pred, "trace", None) or {}).get("extract") or {}
@@ -210,7 +220,7 @@ def main(argv=None) -> int:
         question, doc_ids, settings, program, store = prepare(args)
     except (BadInput, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     progress = Progress(enabled=not args.no_progress)
     lm_counts = RunCounts(program)  # this question's LM calls, not an earlier one's in this process
     try:
@@ -218,14 +228,14 @@ def main(argv=None) -> int:
             pred = program(question=question, doc_ids=doc_ids, on_progress=progress)
     except ValueError as e:  # e.g. dataset documents missing from the index
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     except KeyboardInterrupt:
         progress.close()
         print(
             "interrupted: facts extracted so far are kept in the fact store; ask again to resume",
             file=sys.stderr,
         )
-        return 130
+        return int(Exit.INTERRUPTED)
     finally:
         progress.close()
     usage = tracker.get_total_tokens()
@@ -265,8 +275,8 @@ def main(argv=None) -> int:
             print(pred.answer)
             if pred.coverage_line:
                 print(pred.coverage_line)
-        for m in pred.missing:
-            print(f"missing: {m.doc_id} ({m.stage}): {m.reason}", file=sys.stderr)
+        for line in missing_lines(pred.missing):
+            print(line, file=sys.stderr)
     # Beside the answer, never in it: stdout stays the answer (or the one JSON object with --json).
     trouble = trouble_line(lm_stages)
     if trouble:

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from collate import parsers
+from collate.errors import Exit
 from collate.inputs import lm_overrides, parse_cli
 from collate.outputs import writable_file
 from retrievers.catalog import Catalog, CatalogError
@@ -34,7 +35,7 @@ from retrievers.catalog_draft.draft import (
 )
 from signatures.errors import BadInput
 
-EXIT_UNSETTLED, EXIT_BAD_INPUT = 1, 2
+EXIT_UNSETTLED, EXIT_BAD_INPUT = int(Exit.FAILED), int(Exit.BAD_INPUT)
 
 
 _parser = parsers.catalog  # the flags live in collate/parsers.py, light for --help

@@ -15,6 +15,7 @@ from collate.errors import Exit, exit_process, run_main
 COMMANDS = {
     "synth": ("collate.synth", "generate synthetic filings with ground truth"),
     "catalog": ("collate.catalog", "draft a catalog from a folder of PDFs"),
+    "dataset": ("collate.dataset", "start a dataset of your own questions and gold answers; check one"),
     "build": ("collate.build", "parse, chunk, embed and index a catalog's PDFs"),
     "search": ("collate.search", "what the extractor would read from one document"),
     "ask": ("collate.ask", "answer one question over an index"),

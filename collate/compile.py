@@ -8,6 +8,7 @@ from pathlib import Path
 from collate import estimate, parsers
 from collate.budget_flags import check_budget_arguments
 from collate.compile_job import compile_job
+from collate.errors import Exit
 from collate.inputs import BadInput, lm_overrides, open_store, parse_cli
 from collate.outputs import writable_file
 from evaluate import tracking
@@ -56,10 +57,8 @@ def main(argv=None) -> int:
             )
         if args.estimate:  # the quote before spending: no LM call, no MLflow run, nothing written
             return estimate.for_compile(args)
-        check_program_path(
-            args.out
-        )  # DSPy saves a program's state only to a .json: said now, not after paying
         writable_file(args.out, "--out")  # before any LM call: a compile that cannot save loses paid work
+        check_program_path(args.out)  # DSPy saves state only to a .json: said now, not after paying
         check_store()  # the MLflow store, in seconds: not a traceback after the work is done
         settings = Settings.from_env(lm_overrides(args))
         # a dollar cap it cannot price would cap nothing: refused now, before the optimization is paid for
@@ -71,7 +70,7 @@ def main(argv=None) -> int:
         configure(settings, program)
     except (BadInput, DatasetError, NoLMConfigured) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     job = compile_job(args)
     out = Path(args.out)
     try:
@@ -88,7 +87,7 @@ def main(argv=None) -> int:
         )
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     meta = result.meta
     out = Path(meta.get("saved_to") or out)
     print(

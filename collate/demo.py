@@ -33,20 +33,20 @@ from typing import NoReturn
 
 from collate import parsers, reader
 from collate import run as evaluate_run
-from collate.errors import exit_process
+from collate.errors import Exit, exit_process
 from collate.inputs import lm_argv, lm_overrides, parse_cli
 from collate.stage_warnings import stage_warnings_to
 from evaluate.tracking.store_check import check_store
 from programs.lm.preflight import LMUnavailable, SandboxUnavailable, check_isolation, preflight
 from programs.lm.settings import NoLMConfigured, Settings
 from programs.lm.stages import ANALYST_STAGES
-from signatures.errors import BadInput
+from signatures.errors import BadInput, CollateError
 
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class StepFailed(RuntimeError):
+class StepFailed(CollateError, RuntimeError):
     """A preparation step (corpus or index) failed; the message holds the tail of its stderr."""
 
 
@@ -114,14 +114,14 @@ def main(argv=None) -> int:
         return args
     if args.limit < 0:
         print(f"error: --limit must be 0 (all) or more (got {args.limit})", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     out = Path(args.out)
     corpus, index = out / "corpus", out / "index"
     try:
         check_store()  # the MLflow store the runs go to, before a minute of preparing
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     try:  # generated code refused here, or a configured LM that cannot answer: said in a second, before a minute of preparing
         check_isolation(Settings.from_env(lm_overrides(args), require_lm=False))
         settings = Settings.from_env(lm_overrides(args))
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
         settings = None  # prepared anyway; how to set one is said after
     except (LMUnavailable, SandboxUnavailable, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     checked = settings is not None  # else the demo reader answers, and the run checks it
     try:
         start = time.perf_counter()
@@ -145,7 +145,7 @@ def main(argv=None) -> int:
         )
     except (StepFailed, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return int(Exit.FAILED)
     with contextlib.ExitStack() as stack:
         try:
             Settings.from_env(lm_overrides(args))
@@ -157,7 +157,7 @@ def main(argv=None) -> int:
                     f"The demo corpus and index are ready; rerun `collate demo --out {out}` once an LM is set.",
                     file=sys.stderr,
                 )
-                return 2
+                return int(Exit.BAD_INPUT)
             lm_args, baseline = demo_reader(stack), False
         return answer_and_compare(args, corpus, index, out, lm_args, baseline, checked)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from collate.budget_flags import check_budget_arguments
 from collate.compile_job import compile_job
+from collate.errors import Exit
 from collate.inputs import BadInput, lm_overrides, open_store
 from evaluate.dataset import DatasetError, load_dataset, select, strip_gold
 from programs.lm.settings import Settings
@@ -32,7 +33,7 @@ def printed(make: Callable[[], Quote]) -> int:
         quote = make()
     except (BadInput, DatasetError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     print("\n".join(quote.lines()))
     return 0
 

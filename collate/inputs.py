@@ -108,7 +108,8 @@ def parse_cli(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int
     parser.error = types.MethodType(_short_error, parser)  # type: ignore[method-assign]
     try:
         _check_flag_names(parser, sys.argv[1:] if argv is None else argv)
-        args = parser.parse_args(argv)
+        parse = parser.parse_intermixed_args if getattr(parser, "intermixed", False) else parser.parse_args
+        args = parse(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     verbose = bool(getattr(args, "verbose", False))
@@ -126,8 +127,6 @@ def quiet_libraries(verbose: bool) -> None:
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(logging.INFO if verbose else logging.ERROR)
     os.environ.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
-    if not verbose:
-        os.environ.setdefault("ORT_LOGGING_LEVEL", "3")  # onnxruntime's C++ side: errors only
 
 
 def did_you_mean(word: str, choices) -> str:

@@ -324,3 +324,30 @@ def catalog() -> argparse.ArgumentParser:
     )
     add_lm_arguments(p)
     return p
+
+
+class IntermixedParser(argparse.ArgumentParser):
+    """Positionals may come after flags (`dataset new --catalog C --out O "Q1" "Q2"`): parse_cli parses
+    it with parse_intermixed_args, where plain argparse leaves the questions unrecognized."""
+
+    intermixed = True
+
+
+def dataset() -> argparse.ArgumentParser:
+    p = IntermixedParser(
+        prog="collate dataset",
+        description="start a dataset of your own questions over your collection (new), or check one (check)",
+    )
+    p.add_argument(
+        "action", choices=["new", "check"], help="new: write questions; check: say what is missing"
+    )
+    p.add_argument("items", nargs="*", help="new: the questions; check: the dataset file")
+    p.add_argument("--catalog", help="new: the collection's catalog.jsonl (collate catalog)")
+    p.add_argument("--out", help="new: the dataset to write (.json)")
+    p.add_argument("--questions", help="new: a text file, one question a line (besides any given)")
+    p.add_argument("--years", type=int, nargs="+", help="new: only documents of these fiscal years in scope")
+    p.add_argument("--doctypes", nargs="+", help="new: only documents of these doctypes in scope")
+    p.add_argument("--symbols", nargs="+", help="new: only documents of these symbols in scope")
+    p.add_argument("--force", action="store_true", help="new: overwrite --out")
+    p.add_argument("--index", help="check: also check that every document is in this index")
+    return p

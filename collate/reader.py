@@ -20,6 +20,7 @@ import argparse
 import sys
 import threading
 
+from collate.errors import Exit
 from collate.inputs import parse_cli
 from fakes.brain import Brain
 from fakes.server import FakeLMServer
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
         return args
     if not 0 < args.port < 65536:
         print(f"error: --port must be 1-65535 (got {args.port})", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     try:
         server = start_reader(args.port)
     except OSError as exc:
@@ -65,7 +66,7 @@ def main(argv=None) -> int:
             f"error: cannot listen on 127.0.0.1:{args.port} ({exc.strerror}): pick another --port",
             file=sys.stderr,
         )
-        return 2
+        return int(Exit.BAD_INPUT)
     print(f"collate reader: {WHAT_IT_IS}.")
     print(f"Serving {server.url} until Ctrl-C. Point a command at it (in another shell):")
     for name, value in reader_settings(server).items():

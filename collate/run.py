@@ -131,7 +131,7 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
                 preflight(settings, stages)
     except (BadInput, DatasetError, NoLMConfigured, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     job = run_job(args, variant, out_dir, program_file, origin, dataset.skipped)
     kept = store_log.scored_from_folder(out_dir, [item.question_id for item in items])
     if kept is not None and (args.log_only or StoreRecord.read(out_dir).pending):

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from collate.errors import Exit
 from collate.inputs import parse_cli
 from programs.sandbox.core import _check_records, check_timeout, run_code
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         code = args.code.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: cannot read --code {args.code}: {exc}; pass a UTF-8 Python file", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     try:
         records = json.loads(args.records.read_text(encoding="utf-8"))
         _check_records(records)
@@ -44,17 +45,17 @@ def main(argv: list[str] | None = None) -> int:
             f"error: --records {args.records}: {exc}; pass a JSON file holding a list of objects",
             file=sys.stderr,
         )
-        return 2
+        return int(Exit.BAD_INPUT)
     try:
         check_timeout(args.timeout)
     except (TypeError, ValueError) as exc:
         print(f"error: --{exc}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     try:
         result = run_code(code, records, timeout=args.timeout)  # reads COLLATE_SANDBOX, as documented
     except ValueError as exc:  # a setting with a word it does not know
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     print(result.to_json())
     return 0
 

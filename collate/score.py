@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from collate import parsers
+from collate.errors import Exit
 from collate.inputs import parse_cli
 from evaluate.dataset import DatasetError, dataset_hash, load_dataset, select
 from evaluate.matching.judge import AnswerJudge, JudgeCache
@@ -113,10 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         report = score_items(items, predictions, judge=judge, records=records).as_dict()
     except (DatasetError, ValueError) as e:  # InputError, and a COLLATE_* setting out of range
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     except NoLMConfigured as e:
         print(f"error: {e}".splitlines()[0], file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     listed = "all in missing_ids/empty_ids/failed_ids" if args.json else "--json lists them all"
     for line in notes[1:] + unanswered_warnings(report, listed):  # stderr: --json output stays parseable
         print(line, file=sys.stderr)

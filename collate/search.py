@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from collate import parsers
+from collate.errors import Exit
 from collate.inputs import parse_cli
 from retrievers.indexing.document_index import IndexVersionError
 from retrievers.indexing.store import DocumentNotIndexed, IndexStore
@@ -50,29 +51,29 @@ def main(argv: list[str] | None = None) -> int:
     ):
         if value is not None and not value.strip():
             print(f"error: {flag} is empty: give {what}", file=sys.stderr)
-            return 2
+            return int(Exit.BAD_INPUT)
     if bool(args.queries) == bool(args.doc or args.query):
         print("error: give either --doc and --query, or --queries FILE.jsonl", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     if not args.queries and not (args.doc and args.query):
         print("error: --doc and --query go together", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     if args.k < 1:
         print("error: -k must be at least 1", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     try:
         queries = _read_queries(args.queries) if args.queries else [(args.doc, args.query)]
     except (OSError, ValueError) as exc:
         print(f"error: cannot read --queries: {exc}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     try:
         store = IndexStore.open(args.index)
     except (FileNotFoundError, ValueError, IndexVersionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     if args.doc and args.doc not in store.catalog:
         print(f"error: document {args.doc!r} is not in the index's catalog: check the id", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     for doc_id, query in queries:
         try:
             passages = store.search(doc_id, query, k=args.k, mode=args.mode)

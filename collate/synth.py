@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 
+from collate.errors import Exit
 from collate.inputs import parse_cli
 from data.synth.corpus import DEFAULT_YEARS, MAX_COMPANIES, generate
 from data.synth.style import FAMILIES
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = _check(args)
     if problem:
         print(f"data.synth: error: {problem}", file=sys.stderr)
-        return 2
+        return int(Exit.BAD_INPUT)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s", force=True
     )
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             f"data.synth: error: cannot write to {args.out}: {exc.strerror or exc}; choose a writable --out",
             file=sys.stderr,
         )
-        return 2
+        return int(Exit.BAD_INPUT)
     if not args.quiet:
         print(
             f"wrote {summary['documents']} documents ({summary['pages']} pages), {summary['questions']} questions, "

@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 VISIBLE_FIELDS = IDENTITY_FIELDS  # the only metadata of an item the program may see
 
 
-class DatasetError(ValueError):
+class DatasetError(BadInput):  # a ValueError too, as before
     """A dataset file that cannot be used; the message names the file and the fix."""
 
 

@@ -109,10 +109,12 @@ def check_fact(
     field: str | None = None,
     period: int | None = None,
     description: str = "",
+    fiscal_year: int | None = None,
 ) -> Verdict:
     """The verdict on one fact, given its document's page texts {1-based page: text}; `amount`: the value
     is money, whose scale is read off the page (Verdict.scale) and must agree with the fact's own; `field`
-    (the field's name; `description` its description) and `period` (the filing's fiscal year): on a statement row, the row's label must be
+    (the field's name; `description` its description) and `period` (the year asked; `fiscal_year` the
+    filing's own, None when it is the period): on a statement row, the row's label must be
     the field and the value's column the period (factcheck.rows)."""
     # yes_no=True: "无" may be the answer No (then its quote is checked); "未提及" is not disclosed
     if not disclosed or is_not_disclosed(value, yes_no=True):
@@ -152,7 +154,9 @@ def check_fact(
                 ok, how = reading.ok, how if reading.ok else reading.reason
                 scale, scale_source = reading.scale, reading.source
             if ok and (field or period):
-                wrong = _wrong_row_or_column(value, unit, text, masked, start, field, description, period)
+                wrong = _wrong_row_or_column(
+                    value, unit, text, masked, start, field, description, period, fiscal_year
+                )
                 ok, how = not wrong, wrong or how
         if ok:
             if number == page:
@@ -214,6 +218,7 @@ def _wrong_row_or_column(
     field: str | None,
     description: str,
     period: int | None,
+    fiscal_year: int | None = None,
 ) -> str:
     """Why the value is another row's or another period's figure on its statement row; '' when not."""
     spans = value_spans(value, unit, masked)
@@ -227,7 +232,7 @@ def _wrong_row_or_column(
         return ""  # prose: no row label, no column to judge
     if field and (wrong := label_check(line, field, description) or part_check(text, cell, field)):
         return wrong
-    return column_check(text, cell, period)
+    return column_check(text, cell, period, fiscal_year)
 
 
 def _page_scale(quote: str, text: str, match: Match, own, number: int, pages) -> Scale | None:
@@ -268,6 +273,7 @@ def check(fact, pages: Mapping[int, str], threshold: float = FUZZY_THRESHOLD) ->
         field=name or None,
         period=asked_period(f"{name} {description}", getattr(pages, "period", None)),
         description=description,
+        fiscal_year=getattr(pages, "period", None),
     )
 
 
@@ -281,7 +287,8 @@ def asked_period(words: str, fiscal_year: int | None) -> int | None:
 
 
 MONEY_UNITS = ("USD", "CNY")
-PER_SHARE = re.compile(r"per[- ]share|\beps\b|每股|per 10 shares|每10股", re.I)
+# "per diluted share", "per common share", "per share of common stock" are per-share figures too
+PER_SHARE = re.compile(r"per[- ](?:[a-z]+[- ]){0,2}share|\beps\b|每股|per 10 shares|每10股", re.I)
 
 
 def is_amount(fact) -> bool:

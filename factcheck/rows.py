@@ -32,6 +32,9 @@ HEADER_WORDS = re.compile(
     r"年度?|月|日|末|项目|本期|上期|本年|上年|金额|期末|期初|余额|发生额|数|[（()）])*$",
     re.I,
 )
+# A header's column that is no period's ("2023 2022 Change", "$ Change % Change"): cells after the years'.
+CHANGE_COLUMN = re.compile(r"\bchange\b", re.I)
+FOOTNOTE_MARK = re.compile(r"\(\s*\d{1,2}\s*\)")
 LOOK_UP = 80  # lines above the row searched for its header of years (a balance sheet has ~50 rows)
 
 # Words that make a label another line item than a field without them.
@@ -72,7 +75,9 @@ STOP = frozenset(
 
 def _words(text: str) -> set[str]:
     out = set()
-    for w in re.findall(r"[a-z]+", text.lower().replace("_", " ")):
+    # "Cash dividends declared" is the dividends line itself, not a cash item beside it
+    text = re.sub(r"\bcash\s+(?=dividends?\b)", "", text.lower().replace("_", " "))
+    for w in re.findall(r"[a-z]+", text):
         w = SYNONYMS.get(w, w)
         if w not in STOP and len(w) > 1:
             out.add(w)
@@ -180,8 +185,9 @@ def _line_at(text: str, at: int) -> str:
     return text[start : end if end >= 0 else len(text)]
 
 
-def _header_years(lines: list[str], row: int) -> list[int]:
-    """The years of the header above the row (in the order printed), [] when there is none near it."""
+def _header_years(lines: list[str], row: int, header: list[str] | None = None) -> list[int]:
+    """The years of the header above the row (in the order printed), [] when there is none near it;
+    `header` gets the header's lines."""
     years: list[int] = []
     for i in range(row - 1, max(-1, row - 1 - LOOK_UP), -1):
         line = lines[i]
@@ -189,9 +195,13 @@ def _header_years(lines: list[str], row: int) -> list[int]:
         rest = YEAR.sub(" ", line)
         if found and HEADER_WORDS.match(rest):
             years = found + years
+            if header is not None:
+                header.append(line)
             continue
         if years:
             if HEADER_WORDS.match(line):
+                if header is not None:
+                    header.append(line)
                 continue
             break
         if found:  # a year in a label or prose above the header: not a table header
@@ -199,9 +209,12 @@ def _header_years(lines: list[str], row: int) -> list[int]:
     return years
 
 
-def column_check(text: str, value_cell: tuple[int, int], period: int | None) -> str:
+def column_check(
+    text: str, value_cell: tuple[int, int], period: int | None, fiscal_year: int | None = None
+) -> str:
     """'' when the value's column may be the asked period's; else why it is another period's.
-    `value_cell`: where in the page's `text` the value's printed number stands."""
+    `value_cell`: where in the page's `text` the value's printed number stands; `fiscal_year`: the filing's
+    own year, which the header's latest year is aligned to (None: the asked period is the filing's own)."""
     if period is None:
         return ""
     line_start = text.rfind("\n", 0, value_cell[0]) + 1
@@ -209,19 +222,28 @@ def column_check(text: str, value_cell: tuple[int, int], period: int | None) -> 
     line_end = len(text) if line_end < 0 else line_end
     line = text[line_start:line_end]
     lines_above = text[:line_start].split("\n")[:-1]
-    years = _header_years([*lines_above, line], len(lines_above))
+    header: list[str] = []
+    years = _header_years([*lines_above, line], len(lines_above), header)
     if len(years) < 2:
         return ""
     cells = [m for m in CELL.finditer(line) if m.start() >= len(label_of(line))]
     if len(cells) < len(years):
         return ""
-    cells = cells[-len(years) :]  # numbers in the label come first ("interest of $9.5, $6.8 and $6.0")
+    if len(cells) > len(years) and CHANGE_COLUMN.search(" ".join(header)):
+        while len(cells) > len(years) and FOOTNOTE_MARK.fullmatch(cells[0].group()):
+            cells = cells[1:]  # "Net revenue (1) $ 3,991": the label's footnote mark is no cell
+        cells = cells[: len(years)]  # "2023 2022 Change": the change cells come after the years'
+    else:
+        cells = cells[-len(years) :]  # numbers in the label come first ("interest of $9.5, $6.8 and $6.0")
     where = value_cell[0] - line_start
     index = next((i for i, m in enumerate(cells) if m.start() <= where < m.end()), None)
     if index is None:
         return ""
     latest = max(years)
-    shift = period - latest if latest in (period, period + 1) else 0
+    # Aligned to the filing's own year, not the asked one: "revenue_2020" from a 2021 10-K stands in the
+    # 2020 column (aligned to 2020, its header 2021 2020 2019 would read as fiscal 2020 2019 2018).
+    own = period if fiscal_year is None else fiscal_year
+    shift = own - latest if latest in (own, own + 1) else 0
     labels = [y + shift for y in years]
     if period not in labels or labels[index] == period:
         return ""

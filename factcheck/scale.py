@@ -33,12 +33,17 @@ SECTION_STATEMENT = re.compile(
     r"(thousands|millions|billions)",
     re.I,
 )
+# Each scale a statement says, and the words that make one the scale of shares, not of amounts.
+SCALE_SAID = re.compile(r"\bin\s+(thousands|millions|billions)\b(\s+of\s+(?:shares|units)\b)?", re.I)
+SHARES_BEFORE = re.compile(r"\b(?:shares?|units?)\s*(?:are\s+|is\s+)?$", re.I)
 # Pages back a section's statement is looked for (an MD&A runs ~30 pages).
 SECTION_REACH = 40
 EXCEPT_PER_SHARE = re.compile(r"except\s+(?:for\s+)?(?:[\w\s,]{0,40})?(?:per[- ]share|share)", re.I)
 # The nearest statement above the quote counts only within this many characters of page text (a 10-K
 # statement page is ~3,000 characters; a header two pages of text away belongs to another table).
 REACH = 6000
+# A quoted row of a per-share figure, which "except per share amounts" leaves unscaled.
+PER_SHARE_ROW = re.compile(r"per[- ](?:[a-z]+[- ]){0,2}share|每股", re.I)
 # A scale word right after a printed number ("$912 million", "1.2亿元") is that number's own scale.
 TAIL_WORD = re.compile(rf"\s*(?:{EN_SCALE_WORD.pattern}|{CNY_SCALE_WORD.pattern})", re.I)
 
@@ -60,7 +65,9 @@ def stated_scale(text: str, at: int) -> Scale | None:
     best_end = -1
     for pattern in (EN_STATEMENT, ZH_STATEMENT):
         for m in pattern.finditer(text, max(0, at - REACH), at):
-            word = next(g for g in m.groups()[:2] if g) if pattern is ZH_STATEMENT else m.group(1)
+            word = next(g for g in m.groups()[:2] if g) if pattern is ZH_STATEMENT else _money_word(text, m)
+            if word is None:  # "(shares in millions)": a scale of shares, not of amounts
+                continue
             end = m.end()
             if end > best_end:
                 line_end = text.find("\n", m.end())
@@ -69,6 +76,16 @@ def stated_scale(text: str, at: int) -> Scale | None:
                 best = Scale(scale_factor(word), word, line[:160], bool(EXCEPT_PER_SHARE.search(m.group(0))))
                 best_end = end
     return best
+
+
+def _money_word(text: str, m: re.Match) -> str | None:
+    """The scale of amounts an English statement gives: its first "in thousands/millions/billions" that
+    is not the shares' ("(Shares in thousands, dollars in millions)", "(in thousands of shares, ...)")."""
+    statement = text[text.rfind("\n", 0, m.start()) + 1 : m.end()]
+    for said in SCALE_SAID.finditer(statement):
+        if not said.group(2) and not SHARES_BEFORE.search(statement[: said.start()]):
+            return said.group(1)
+    return None
 
 
 def section_scale(pages: Mapping[int, str], number: int) -> Scale | None:
@@ -140,6 +157,9 @@ def read_fact_scale(
     fact = _reading(value)
     if fact is None:
         return ScaleReading(True, None, "")
+    if page_scale is not None and page_scale.except_per_share and PER_SHARE_ROW.search(words):
+        # "(in millions, except per share amounts)" over "Net income per diluted share $ 2.15": as printed
+        return ScaleReading(True, 1.0, f'page {page_scale.page or page}: "{page_scale.source}" (per share)')
     stated, stated_word = own_scale(value, unit)
     own = fact.value * stated
     slack = (0.5 * 10.0 ** (-fact.decimals) if fact.significant >= 2 else 0.0) * stated

@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any
 
 from fakes.chat_format import ParsedPrompt, format_reply, kind_of_prompt, parse_prompt
-from fakes.coding import fix_code, write_code, years_in
+from fakes.coding import fix_code, operation, write_code, years_in
 from fakes.fields import DOCTYPES, US_ANNUAL, FieldRule, rule_named, rules_for
 from fakes.reading import extract_facts, normalize_records
 from fakes.server import Declined
@@ -75,6 +75,10 @@ def plan(inputs: dict) -> dict:
     rules = rules_for(question)
     if not rules:
         raise CannotAnswer("no rule of its knows the field this question asks for")
+    if operation(question, rules[0].type) in ("earliest", "latest") and all(r.type != "date" for r in rules):
+        # its code takes "earliest"/"latest" as the earliest or latest date: over revenue that printed
+        # "the latest operating revenue is 1970-01-01" for "highest revenue in its latest fiscal year"
+        raise CannotAnswer("its rules read 'earliest' and 'latest' only of dates")
     doctype = pick_doctype(rules, doctypes, question)
     rules = [r for r in rules if doctype is None or r.doctype == doctype] or rules
     years = years_in(question)

@@ -20,6 +20,7 @@ from typing import cast
 from retrievers.doc_ids import folder_clash, id_problem
 from retrievers.textfile import EncodingProblem, read_text
 from retrievers.years import fiscal_year
+from signatures.errors import BadInput
 from signatures.types import IDENTITY_FIELDS, Document, Language, Restriction
 
 CATALOG_FILE = "catalog.sqlite"
@@ -28,7 +29,7 @@ ENGLISH_DOCTYPES = {"US Stock Annual Report"}
 _COLUMNS = (*IDENTITY_FIELDS, "language", "path", "pages", "content_hash")
 
 
-class CatalogError(ValueError):
+class CatalogError(BadInput):  # a ValueError too, as before
     """Bad catalog input; the message says which row and how to fix it."""
 
 

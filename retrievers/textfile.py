@@ -15,13 +15,15 @@ import codecs
 import logging
 from pathlib import Path
 
+from signatures.errors import BadInput
+
 log = logging.getLogger(__name__)
 
 CHINESE_SHARE = 0.9
 _FIX = "save it as UTF-8 (in Excel: Save As > CSV UTF-8; in an editor: Save with Encoding > UTF-8)"
 
 
-class EncodingProblem(ValueError):
+class EncodingProblem(BadInput):  # a ValueError too, as before
     """The file's bytes fit none of the encodings tried; the message says how to fix it."""
 
 

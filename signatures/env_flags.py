@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from signatures.errors import BadInput
+
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 
 
-class FlagError(ValueError):
+class FlagError(BadInput):  # a ValueError too, as before
     """A yes/no setting holds a word outside TRUE_WORDS and FALSE_WORDS."""
 
     def __init__(self, name: str, word: str):

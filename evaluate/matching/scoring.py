@@ -32,11 +32,12 @@ from evaluate.matching.judge import AnswerJudge
 from evaluate.matching.metrics import full_correct
 from evaluate.matching.process import aggregate, records_to_facts, score_question
 from programs.lm.settings import Settings, build_lm
+from signatures.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
 
-class InputError(ValueError):
+class InputError(BadInput):  # a ValueError too, as before
     """Bad predictions or records; the message names the file and the fix."""
 
 

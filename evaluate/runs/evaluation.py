@@ -83,7 +83,8 @@ def run_labels(
         "program_hash": state_hash,
         "optimizer": "none",
         "dataset_hash": items_hash,
-        tracking.COMPARE_ON: f"{file_name} {items_hash[:8]} {part}",  # the headline view's groups
+        # the headline view's groups, labelled in a narrow column: split and hash first, the file after
+        tracking.COMPARE_ON: f"{part} {items_hash[:8]} {file_name}",
     }
     questions = {  # the default runs view's Dataset column, and the Models page's: file and split, hash
         "name": f"{file_name} {part}",

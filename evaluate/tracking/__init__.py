@@ -103,7 +103,7 @@ HEADLINE = [
 # The dataset and split are the rows' group (COMPARE_ON), not columns; cost_note says why a cost is empty.
 HEADLINE_TAGS = [("variant", 120), ("cost_note", 108)]
 # Runs over different questions are no comparison (issue 31: the demo's 10 questions at 0.6 ranked above
-# the test split's 8 at 0.25): the view groups evaluation runs by this tag, 'dataset.json 4f1e2d3c test'
+# the test split's 8 at 0.25): the view groups evaluation runs by this tag, 'test 4f1e2d3c dataset.json'
 # (file, question-set hash, split), each group best first, its header showing the group's best figures.
 COMPARE_ON = "compare_on"
 # The columns MLflow always shows, narrowed (the run name carries variant, program hash, split and n).
@@ -111,6 +111,7 @@ FIXED_COLUMNS = [("attributes.`Run Name`", 227), ("runDateAndNestInfo", 76), ("d
 # Only evaluation runs: a comparison of variants (compile runs and their trials are in the default view).
 EVALUATION = {"kind": "evaluation"}
 VIEW_KEY = "collate-headline"
+EXPERIMENT_KIND = "mlflow.experimentKind"
 VIEW_NAME = "collate: compare variants"
 
 
@@ -145,6 +146,10 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
     view = saved_view(created_ms=_view_created(tags.get(patches.mlflow_view_tag(VIEW_KEY))))
     if tags.get(patches.mlflow_view_tag(VIEW_KEY)) != view:
         client.set_experiment_tag(experiment_id, patches.mlflow_view_tag(VIEW_KEY), view)
+    if EXPERIMENT_KIND not in tags:  # a user's own choice (the UI's selector) is kept
+        # Without it the UI infers "GenAI" from the question traces and opens an overview of them, not the
+        # runs and models the comparison is about (issue 31); the traces keep their own tab.
+        client.set_experiment_tag(experiment_id, EXPERIMENT_KIND, "custom_model_development")
     if "mlflow.note.content" not in tags:  # the experiment's description: never overwrite a user's own
         client.set_experiment_tag(experiment_id, "mlflow.note.content", experiment_note(experiment_id))
     return experiment_id
@@ -399,7 +404,9 @@ def experiment_id(experiment: str = DEFAULT_EXPERIMENT) -> str | None:
 
 def view_path(experiment_id: str) -> str:
     """The UI path of the experiment's headline view (the runs table with the comparison's columns)."""
-    return f"/#/experiments/{experiment_id}/runs?viewStateShareKey={VIEW_KEY}"
+    # workflowType: MLflow 3.17's side bar defaults to its GenAI pages (an overview of traces); the
+    # comparison is of runs and models, which the "Model training" pages show
+    return f"/#/experiments/{experiment_id}/runs?viewStateShareKey={VIEW_KEY}&workflowType=machine_learning"
 
 
 def ui_command(uri: str | None = None, port: int = 5000, experiment_id: str | None = None) -> str:

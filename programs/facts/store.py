@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from programs.facts.field_match import FieldMatcher
+from signatures.errors import BadInput
 from signatures.types import Fact, FieldSpec
 
 logger = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ class Merge:
     how: str  # why code took them as the same
 
 
-class FactStoreError(ValueError):
+class FactStoreError(BadInput):  # a ValueError too, as before
     """The fact store cannot be opened or written; the message names the fix."""
 
 

@@ -15,6 +15,7 @@ import dspy  # noqa: E402
 from programs.lm.prices import check_prices  # noqa: E402
 from programs.lm.stages import PROGRAM_STAGES, STAGES, Stage  # noqa: E402
 from signatures.env_flags import parse_flag  # noqa: E402
+from signatures.errors import CollateError
 
 ENV_PREFIX = "COLLATE_"
 # COLLATE_LM_JUDGE=self / --judge self: the model under test judges its own answers, asked for in so
@@ -32,8 +33,10 @@ NO_LM_MESSAGE = (
 )
 
 
-class NoLMConfigured(RuntimeError):
+class NoLMConfigured(CollateError, RuntimeError):
     """Raised when a command needs an LM and none is configured; the message says how to set one."""
+
+    exit_code = 2  # a setting to make: nothing was spent
 
     def __init__(self, message: str = NO_LM_MESSAGE):
         super().__init__(message)

@@ -13,12 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from retrievers.folder_lock import folder_lock
+from signatures.errors import CollateError
 
 LOCK_FILE = ".build.lock"
 
 
-class IndexLocked(RuntimeError):
+class IndexLocked(CollateError, RuntimeError):
     """Another live process is building into the same index folder."""
+
+    exit_code = 75  # collate.errors.Exit.LOCKED: try later
 
 
 @contextmanager

@@ -26,6 +26,7 @@ from pathlib import Path
 from retrievers.building.jobs import PIPELINE, DocResult, Job, build_document, expected_cost
 from retrievers.indexing.document_index import FORMAT_VERSION
 from signatures import environment
+from signatures.errors import CollateError
 
 INSTALL_FIX = "pip install 'collate[ray]'"
 ENV_ADDRESS = "COLLATE_RAY_ADDRESS"
@@ -47,8 +48,10 @@ MAX_RETRIES = 1
 IN_FLIGHT_PER_CPU = 4
 
 
-class RayBuildError(RuntimeError):
+class RayBuildError(CollateError, RuntimeError):
     """The Ray build cannot start: Ray missing, no cluster, or a node that cannot reach the index."""
+
+    exit_code = 2
 
 
 @dataclass

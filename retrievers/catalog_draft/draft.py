@@ -27,6 +27,7 @@ from retrievers.catalog_draft.rules_zh import read_a_share
 from retrievers.catalog_draft.same_company import symbols_from_folder
 from retrievers.doc_ids import folder_name, id_problem
 from retrievers.documents.pdf import ParseError, is_han, parse_first_pages
+from signatures.errors import CollateError
 
 # The cover and what follows it: an 8-K's symbol table is on its second page (PepsiCo's of 2023-05-05).
 FIRST_PAGES = 3
@@ -281,8 +282,10 @@ def write_draft(rows: list[DraftRow], out: Path) -> Path | None:
     return listing
 
 
-class DraftWriteError(Exception):
+class DraftWriteError(CollateError):
     """The drafted catalog could not be written; the message names the fix."""
+
+    exit_code = 2
 
 
 def unsettled_report(rows: list[DraftRow], out: Path) -> str:

@@ -19,12 +19,15 @@ from retrievers.catalog_draft.draft import (
     why_unsettled,
     write_draft,
 )
+from signatures.errors import CollateError
 
 DRAFT_FILE = "catalog.draft.jsonl"
 
 
-class DraftProblem(Exception):
+class DraftProblem(CollateError):
     """The build cannot draft a catalog; the message names the fix."""
+
+    exit_code = 2
 
 
 def draft_for_build(

@@ -186,8 +186,20 @@ def _drop_running_lines(pages: list[Page]) -> None:
         page.blocks = [b for b in page.blocks if b.lines]
 
 
+def _has_encrypt(path: Path) -> bool:
+    """Does the file hold an /Encrypt dictionary (every encrypted PDF's trailer names one)?"""
+    try:
+        return b"/Encrypt" in path.read_bytes()
+    except OSError:
+        return True  # cannot tell: keep pdfium's word
+
+
 def _load_error(path: Path, exc: pdfium.PdfiumError) -> ParseError:
     code = getattr(exc, "err_code", None)
+    if code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY) and not _has_encrypt(path):
+        # pdfium refuses a PDF with no pages without setting its (process-wide) last error: the code is
+        # then whatever failed before, e.g. an encrypted file drafted just before it
+        code = pdfium_c.FPDF_ERR_SUCCESS
     if code == pdfium_c.FPDF_ERR_PASSWORD:
         return ParseError(
             "encrypted", "the PDF needs a password", "supply a decrypted copy (e.g. qpdf --decrypt)"

@@ -25,6 +25,7 @@ from retrievers.embedding.dense_text import DENSE_TEXT_VERSION, dense_text, read
 from retrievers.embedding.embedders import Embedder, get_embedder
 from retrievers.indexing.lexical import NGRAM, LexicalIndex
 from retrievers.indexing.query_text import strip_instructions
+from signatures.errors import CollateError
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-class IndexVersionError(RuntimeError):
+class IndexVersionError(CollateError, RuntimeError):
+    exit_code = 2  # rebuild the index
     pass
 
 

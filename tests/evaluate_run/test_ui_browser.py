@@ -1,11 +1,13 @@
 """The MLflow UI as a user sees it, in a real headless browser (Debian chromium) 1400 px wide.
 
-Issue 21 part 4: two compiled files both showed as 'compiled:bootstrap n=8', the experiment opened on
-a runs table with no metric columns, the process-accuracy columns were off-screen, the compare page
-put final_accuracy in an alphabetical scroll box. Here: the headline view shows which variant is best
-without scrolling, the default view shows split and dataset, the compare page starts with the headline.
+Issue 31: the comparison view ranked the demo's 10-question runs (0.6) above the 8-question test split's
+(0.25) as one list, `cost/usd` showed 0 where the price is unknown, the first visit opened MLflow's GenAI
+overview, and no page said which program won on which dataset. Here a store made by the test (two
+programs compiled with the rule-based fake LM, each evaluated on two question sets) is served by
+`mlflow server`; the comparison view and the Models page show, without scrolling, which program won on
+which questions, by how much and at what cost (unknown here: no price is set, and the page says so).
 
-Slow (the server, then a few page loads); run it with
+Slow (two compiles, four runs, the server, then a few page loads); run it with
     .venv/bin/python -m pytest -q -p no:cacheprovider -m slow tests/evaluate_run/test_ui_browser.py
 It installs chromium with apt-get when it can (root, Debian), else skips. The screenshots stay in the
 test's tmp folder (printed), or go to $UI_SCREENSHOTS_DIR when set (the docs' picture).
@@ -24,91 +26,66 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
+from collate import run as collate_run
 from evaluate import tracking
-from evaluate.runs.evaluation import flat_metrics, run_labels, variant_name, variant_tags
+from optimize import compile as compile_cli
 from tests.evaluate_run.headless import Browser
 from tests.evaluate_run.test_ui_server import _free_port, _wait_up
 
 pytestmark = pytest.mark.slow
 
 WIDTH, HEIGHT = 1400, 900
-DATASET_HASH = "4f1e2d3c5b6a7980"
-# (program argument, compile sidecar, program hash, final, process macro, process micro, full): the rows
-VARIANTS = [
-    (None, {}, "a1b2c3d", 0.375, 0.6123456789, 0.65, 0.25),
-    (
-        "bootstrap-a.json",
-        {"optimizer": "bootstrap", "stage": "program"},
-        "3f9a1c2",
-        0.625,
-        0.7012345678,
-        0.72,
-        0.5,
-    ),
-    (
-        "bootstrap-b.json",
-        {"optimizer": "bootstrap", "stage": "program"},
-        "9e8d7c6",
-        0.5,
-        0.6512345678,
-        0.66,
-        0.375,
-    ),
-    ("flat-rag", {}, "0c0ffee", 0.125, 0.0, 0.0, 0.0),
-]
-BEST = "compiled:bootstrap 3f9a1c2 test n=8"
 ASSISTANT_CLOSED = {
     "mlflow.assistant.fab.autoOpenedOnFirstLoad_v1": "true",
     "mlflow.assistant.panelOpen_v1": "false",
 }
-
-# Where each header and the first row's cells sit: on screen = inside the grid's box and the window.
+# Where each header and each row's cells sit: on screen = inside the grid's box and the window.
 LAYOUT = r"""(() => {
   const grid = document.querySelector('.ag-root-wrapper').getBoundingClientRect();
   const right = Math.min(grid.right, window.innerWidth);
   const seen = el => { const r = el.getBoundingClientRect();
     return r.width > 0 && r.left >= grid.left - 1 && r.right <= right + 1 && r.bottom <= window.innerHeight; };
-  const cells = sel => Object.fromEntries([...document.querySelectorAll(sel)]
+  const cells = row => Object.fromEntries([...row.querySelectorAll('.ag-cell[col-id]')]
     .map(c => [c.getAttribute('col-id'), {text: c.innerText.trim(), seen: seen(c)}]));
-  return {headers: cells('.ag-header-cell[col-id]'), first: cells('.ag-row[row-index="0"] .ag-cell[col-id]'),
+  const rows = [...document.querySelectorAll('.ag-center-cols-container .ag-row, .ag-pinned-left-cols-container .ag-row')];
+  const byIndex = {};
+  for (const row of rows) { const i = row.getAttribute('row-index');
+    byIndex[i] = Object.assign(byIndex[i] || {}, cells(row)); }
+  const headers = Object.fromEntries([...document.querySelectorAll('.ag-header-cell[col-id]')]
+    .map(c => [c.getAttribute('col-id'), {text: c.innerText.trim(), seen: seen(c)}]));
+  return {headers, rows: Object.keys(byIndex).sort((a, b) => a - b).map(i => byIndex[i]),
           text: document.body.innerText};
 })()"""
 
 
-def _log_comparison() -> tuple[str, list[str], str]:
-    """A compile (with the trial runs autolog folds under it) and four evaluations, logged as evaluate.run logs them."""
-    with tracking.start_run(
-        "compile bootstrap (program) -> 3f9a1c2", tags={"kind": "compile"}
-    ) as compile_run:
-        compile_run.log_metrics({"dev_metric": 0.52, "lm_calls": 300})
-        for step in range(3):
-            with tracking.start_run(f"eval_full_{step}") as trial:
-                trial.log_metrics({"eval": 0.1 * step})
-    run_ids = []
-    for program, origin, state_hash, final, macro, micro, full in VARIANTS:
-        origin = {**origin, "mlflow_run_id": compile_run.run_id} if origin else {}
-        variant = variant_name(program, origin)
-        name, tags, dataset = run_labels(variant, state_hash, DATASET_HASH, "test", 8, "demo/dataset.json")
-        summary = {
-            "final_accuracy": final,
-            "process_macro": {"cell": macro, "row": macro / 2},
-            "process_micro": {"cell": micro, "row": micro / 2},
-            "full_accuracy": full,
-            "lm_calls": 57,
-            "total_tokens": 12345,
-            "seconds": 41.2,
-            "n": 8,
-        }
-        with tracking.start_run(
-            name,
-            params={"lm": "fake/x", "k": 5},
-            tags={**tags, **variant_tags(program, origin)},
-            dataset=dataset,
-        ) as run:
-            run.log_metrics(flat_metrics(summary))
-        run_ids.append(run.run_id)
-    experiment = MlflowClient(tracking.tracking_uri()).get_run(run_ids[0]).info.experiment_id
-    return experiment, run_ids, compile_run.run_id
+def _compile(small_corpus, out: Path, demos: str) -> dict:
+    corpus, index = small_corpus
+    argv = ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out),
+            "--optimizer", "bootstrap", "--limit", "2", "--max-demos", demos, "--threshold", "0", "--no-autolog"]  # fmt: skip
+    assert compile_cli.main(argv) == 0
+    return json.loads(out.with_suffix(".meta.json").read_text(encoding="utf-8"))
+
+
+def _evaluate(small_corpus, program: Path, out: Path, split: str, limit: str) -> dict:
+    corpus, index = small_corpus
+    argv = ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out),
+            "--program", str(program), "--split", split, "--limit", limit, "--no-progress", "--no-judge"]  # fmt: skip
+    assert collate_run.main(argv) == 0
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+
+def _build_store(small_corpus, folder: Path) -> tuple[str, dict]:
+    """Two compiled programs, each evaluated on two question sets: {(program hash, compare_on): summary}."""
+    runs = {}
+    for demos in ("1", "2"):
+        program = folder / f"compiled-{demos}.json"
+        _compile(small_corpus, program, demos)
+        for split, limit in (("all", "4"), ("test", "3")):
+            summary = _evaluate(small_corpus, program, folder / f"run-{demos}-{split}", split, limit)
+            tags = MlflowClient(tracking.tracking_uri()).get_run(summary["run_id"]).data.tags
+            runs[(tags["program_hash"], tags[tracking.COMPARE_ON])] = summary
+    experiment = MlflowClient(tracking.tracking_uri()).get_run(summary["run_id"]).info.experiment_id
+    return experiment, runs
 
 
 def _serve(folder: Path) -> subprocess.Popen:
@@ -136,7 +113,7 @@ def _serve(folder: Path) -> subprocess.Popen:
     return server
 
 
-def _layout(browser: Browser, url: str, local_storage: dict | None = None) -> dict:
+def _open(browser: Browser, url: str, ready: str, what: str, local_storage: dict | None = None) -> None:
     if local_storage:  # as a returning user left it: set on the site's origin, then load the page
         browser.open(url.split("#")[0])
         browser.wait_for("document.readyState === 'complete'", "the MLflow page")
@@ -144,8 +121,7 @@ def _layout(browser: Browser, url: str, local_storage: dict | None = None) -> di
             browser.run(f"localStorage.setItem({json.dumps(key)}, {json.dumps(value)})")
     browser.open("about:blank")  # a new document: the app keeps no state from the page before
     browser.open(url)
-    browser.wait_for("document.querySelectorAll('.ag-row[row-index=\"0\"] .ag-cell[col-id]').length", "runs")
-    return browser.run(LAYOUT)
+    browser.wait_for(ready, what)
 
 
 def _keep(png: Path) -> Path:
@@ -155,68 +131,87 @@ def _keep(png: Path) -> Path:
     return png
 
 
-def test_the_best_variant_is_visible_at_1400_px_without_scrolling(tmp_path):
-    experiment, run_ids, compile_id = _log_comparison()
+def test_the_view_and_the_models_page_show_which_program_won_on_which_questions(
+    small_corpus, brain_server, tmp_path
+):
+    experiment, runs = _build_store(small_corpus, tmp_path)
     server = _serve(tmp_path)
+    rows = "document.querySelectorAll('.ag-row[row-index] .ag-cell[col-id]').length"
+    view = server.url + tracking.view_path(experiment)
     try:
-        view = server.url + tracking.view_path(experiment)
         with Browser(WIDTH, HEIGHT) as browser:
-            # A first visit: MLflow opens its assistant panel beside the table (~350 px of the 1400).
-            first = _layout(browser, view)
+            # A first visit through the link every command prints: MLflow opens its assistant beside the table.
+            _open(browser, view, rows, "the runs")
+            first = browser.run(LAYOUT)
             browser.screenshot(tmp_path / "mlflow_view_first_visit.png")
             # A returning user who closed it: the whole view.
-            closed = _layout(browser, view, ASSISTANT_CLOSED)
+            _open(browser, view, rows, "the runs", ASSISTANT_CLOSED)
+            table = browser.run(LAYOUT)
             _keep(browser.screenshot(tmp_path / "mlflow_view.png"))
-            default = _layout(browser, f"{server.url}/#/experiments/{experiment}/runs")
-            ids = ",".join(f'"{r}"' for r in run_ids)
-            browser.open(f'{server.url}/#/compare-runs?runs=[{ids}]&experiments=["{experiment}"]')
-            compare = browser.wait_for(
-                "document.body.innerText.includes('acc/final') && document.body.innerText", "the compare page"
-            )
-            browser.screenshot(tmp_path / "compare.png")
+            models_page = f"{server.url}/#/experiments/{experiment}/models?workflowType=machine_learning"
+            _open(browser, models_page, rows, "the models", ASSISTANT_CLOSED)
+            models = browser.run(LAYOUT)
+            _keep(browser.screenshot(tmp_path / "mlflow_models.png"))
         print(f"screenshots in {tmp_path}")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
-    # Best final accuracy first, the compile's trials not among the rows, and on the first visit (assistant
-    # open) the best row's name, final, process macro/micro and full accuracy on screen.
-    assert BEST in first["first"]["attributes.`Run Name`"]["text"]
-    assert "eval_full_0" not in first["text"] and "compile bootstrap" not in first["text"]
-    for column in (
-        "attributes.`Run Name`",
-        "metrics.`acc/final`",
-        "metrics.`acc/macro`",
-        "metrics.`acc/micro`",
-    ):
-        assert first["first"][column]["seen"], (column, first["first"])
-    assert first["first"]["metrics.`acc/final`"]["text"] == "0.625"
-    # Assistant closed: every column of the view on screen, headers and the best row's values alike.
-    wanted = [c for c in tracking.headline_view()["columnOrder"]]
-    assert all(closed["headers"][c]["seen"] for c in wanted), {c: closed["headers"].get(c) for c in wanted}
-    row = {c: closed["first"][c]["text"] for c in wanted if c.startswith(("metrics.", "tags."))}
-    assert row == {
-        "metrics.`acc/final`": "0.625",
-        "metrics.`acc/macro`": "0.7012345678",  # full precision (the column cuts it: 0.70123…)
-        "metrics.`acc/micro`": "0.72",
-        "metrics.`acc/full`": "0.5",
-        "metrics.`lm/calls`": "57",
-        "metrics.`lm/tokens`": "12345",
-        "tags.`variant`": "compiled:bootstrap",
-        "tags.`split`": "test",
-        "tags.`dataset_hash`": DATASET_HASH,
-    }
-    # The two bootstrap files are two rows, told apart by their hash.
-    assert "compiled:bootstrap 9e8d7c6 test n=8" in closed["text"]
+    groups = sorted({compare_on for _, compare_on in runs})
+    assert len(groups) == 2
+    # The first visit opens the runs (not MLflow's GenAI overview of the question traces), grouped by the
+    # questions they answered, and the best run's name and final accuracy are on screen beside the assistant.
+    assert "Group by: compare_on" in first["text"] and "Overview" not in first["text"], first["text"][:2000]
+    first_rows = [r for r in first["rows"] if _is_run(r)]
+    assert first_rows[0]["attributes.`Run Name`"]["seen"] and first_rows[0]["metrics.`acc/final`"]["seen"]
 
-    # The view MLflow opens by default still says split and dataset (the Dataset column), and links the view.
-    assert f"dataset.json ({DATASET_HASH[:8]})" in default["text"] and "Test" in default["text"]
-    assert "compare variants" in default["text"]
+    # The view: one group per question set (split, hash, file), each its own ranking, best first, on screen.
+    for group in groups:
+        assert group in table["text"], (group, table["text"][:3000])
+    run_rows = [r for r in table["rows"] if _is_run(r)]
+    assert len(run_rows) == 4, table["rows"]
+    grouped = _grouped(table["rows"])
+    assert sorted(grouped) == groups, grouped.keys()
+    for group in groups:
+        mine = grouped[group]
+        assert len(mine) == 2, (group, mine)
+        finals = [float(r["metrics.`acc/final`"]["text"].rstrip("…")) for r in mine]
+        assert finals == sorted(finals, reverse=True), (group, finals)
+        best = max(s["final_accuracy"] for (_, g), s in runs.items() if g == group)
+        assert finals[0] == pytest.approx(best, abs=5e-3)
+        for column in (
+            "attributes.`Run Name`",
+            "metrics.`acc/final`",
+            "metrics.`acc/macro`",
+            "tags.`cost_note`",
+        ):
+            assert mine[0][column]["seen"], (column, mine[0])
+        # no price is set: no cost figure (MLflow then shows no cost column at all), never 0, and the note says why
+        assert mine[0].get("metrics.`cost/usd`", {}).get("text", "") in ("", "-"), mine[0]
+        assert mine[0]["tags.`cost_note`"]["text"].startswith("price unknow")
 
-    # The compare page: the four rows by name, the compile they came from, the headline metrics first.
-    assert "Comparing 4 Runs" in compare, compare[:2000]
-    assert compile_id in compare  # the compiled rows name their compile (tag compiled_from)
-    metrics = compare[compare.index("Metrics") :]
-    assert metrics.index("acc/final") < metrics.index("acc/macro") < metrics.index("answers/n")
-    assert "0.701" in compare and "0.7012345678" not in compare  # rounded on the page
+    # The Models page: one row per compiled program, made by its compile, on screen.
+    names = {f"bootstrap-{h}" for h, _ in runs}
+    assert len(names) == 2 and all(name in models["text"] for name in names), models["text"][:3000]
+    assert models["text"].count("compile bootstrap (program)") == 2
     assert (tmp_path / "mlflow_view.png").stat().st_size > 10_000
+
+
+def _grouped(rows: list[dict]) -> dict[str, list[dict]]:
+    """The run rows under each group header, in the order the page shows them."""
+    grouped: dict[str, list[dict]] = {}
+    current = None
+    for row in rows:
+        name = row.get("attributes.`Run Name`", {}).get("text", "")
+        if "Group:" in name:
+            current = name.split("Group:", 1)[1].strip().splitlines()[0].strip()
+            grouped[current] = []
+        elif name and current is not None:
+            grouped[current].append(row)
+    return grouped
+
+
+def _is_run(row: dict) -> bool:
+    """A run's row, not a group's header row ('Group: test 258f4d14 dataset.json')."""
+    name = row.get("attributes.`Run Name`", {}).get("text", "")
+    return bool(name) and "Group:" not in name

@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 
 from factcheck.check import VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
+from factcheck.check import check as check_one
+from retrievers.documents.page_text import PageTexts
+from signatures.types import Fact
 
 AMD = """Consolidated Statements of Operations
 Year Ended
@@ -148,3 +151,51 @@ def test_a_part_of_a_printed_total_is_not_the_total():
     assert (
         check_fact("59,293", None, "Net service sales 27,738 41,322 59,293", 1, {1: page}).status == VERIFIED
     )
+
+
+def test_a_prior_year_named_by_the_field_is_read_from_its_own_column():
+    # "revenue_2020" from a 2021 10-K: the header's latest year is the filing's (2021), so the 2020 column
+    # is fiscal 2020. Aligned to the asked year instead, the true figure failed as "fiscal 2019".
+    page = "Year Ended December 31,\n2021 2020 2019\n(In millions)\nNet revenue $ 3,991 $ 5,506 $ 5,299"
+    quote = "Net revenue $ 3,991 $ 5,506 $ 5,299"
+    fact = Fact(doc_id="d", field="revenue_2020", value="5,506", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: page}, period=2021)).status == VERIFIED
+    wrong = fact.model_copy(update={"value": "3,991"})
+    assert check_one(wrong, PageTexts({1: page}, period=2021)).status == VALUE_NOT_IN_QUOTE
+
+
+CHANGE = """Results of Operations
+(in millions)
+Year Ended December 31,
+2023 2022 Change
+Net revenue $ 3,991 $ 3,500 $ 491 14 %"""
+
+
+def test_a_change_column_after_the_years_is_no_period():
+    # "2023 2022 Change": the cells were aligned from the right, so the 2022 figure stood "in the 2023
+    # column" (a true prior-year fact failed; last year's figure for this year's passed)
+    quote = "Net revenue $ 3,991 $ 3,500 $ 491 14 %"
+    fact = Fact(doc_id="d", field="net_revenue_2022", value="3,500", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: CHANGE}, period=2023)).status == VERIFIED
+    this_year = fact.model_copy(update={"field": "net_revenue"})
+    assert check_one(this_year, PageTexts({1: CHANGE}, period=2023)).status == VALUE_NOT_IN_QUOTE
+    assert check_one(
+        this_year.model_copy(update={"value": "3,991"}), PageTexts({1: CHANGE}, period=2023)
+    ).usable
+
+
+def test_a_footnote_mark_after_the_label_is_no_cell_beside_a_change_column():
+    page = CHANGE.replace("Net revenue $", "Net revenue (1) $")
+    quote = "Net revenue (1) $ 3,991 $ 3,500 $ 491 14 %"
+    fact = Fact(doc_id="d", field="net_revenue", value="3,991", unit="USD millions", quote=quote, page=1)
+    assert check_one(fact, PageTexts({1: page}, period=2023)).status == VERIFIED
+    last_year = fact.model_copy(update={"value": "3,500"})
+    assert check_one(last_year, PageTexts({1: page}, period=2023)).status == VALUE_NOT_IN_QUOTE
+
+
+@pytest.mark.parametrize("field", ["dividends_per_common_share", "dividends declared per share"])
+def test_cash_dividends_are_the_dividends_row(field):
+    # "cash" made the row "another line item" than the dividends asked for
+    page = "(In millions, except per share amounts)\n2023 2022\nCash dividends declared per common share $ 0.52 $ 0.48"
+    quote = "Cash dividends declared per common share $ 0.52 $ 0.48"
+    assert check_fact("0.52", "USD", quote, 1, {1: page}, field=field, period=2023).status == VERIFIED

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.check import VALUE_NOT_IN_QUOTE, VERIFIED, check_fact
+from factcheck.check import VALUE_NOT_IN_QUOTE, VERIFIED, check_fact, is_amount
 from programs.facts.store import FactStore
 from programs.stages.normalizer import Normalizer
 from programs.stages.verification import checked
@@ -145,3 +145,37 @@ def test_a_sections_statement_scales_its_tables_that_print_none():
     assert (
         check_fact("86,392", None, "Net revenue $ 86,392 $ 79,474 9 %", 40, pages, amount=True).scale is None
     )
+
+
+PER_SHARE_ROW = STATEMENT.replace("Basic", "Net income per diluted share")
+
+
+@pytest.mark.parametrize("field", ["net_income_per_diluted_share", "dividends_per_common_share"])
+def test_a_per_share_figure_is_not_scaled_by_in_millions(field):
+    # "(in millions except per share amounts)": a per-share field named "per diluted share" was scaled x1e6
+    quote = "Net income per diluted share $ 6.45 $ 5.51 $ 5.14"
+    fact = Fact(doc_id="d", field=field, value="6.45", unit="USD", quote=quote, page=1, field_unit="USD")
+    verdict = check_fact("6.45", "USD", quote, 1, {1: PER_SHARE_ROW}, amount=is_amount(fact))
+    assert verdict.status == VERIFIED and verdict.scale in (None, 1.0), verdict
+
+
+def test_a_per_share_row_is_not_scaled_whatever_the_field_is_called():
+    quote = "Net income per diluted share $ 6.45 $ 5.51 $ 5.14"
+    verdict = check_fact("6.45", "USD", quote, 1, {1: PER_SHARE_ROW}, amount=True)
+    assert verdict.status == VERIFIED and verdict.scale in (None, 1.0), verdict
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "(Shares in thousands, dollars in millions)",
+        "(in thousands of shares, except per share data; dollars in millions)",
+        "(In millions, except per share data and shares in thousands)",
+    ],
+)
+def test_the_shares_scale_is_not_the_amounts_scale(header):
+    # the shares' "in thousands" was read as the amounts' scale: a true "USD millions" fact failed, and an
+    # amount without a unit was scaled x1e3
+    page = STATEMENT.replace("(in millions except per share amounts)", header)
+    assert check_fact("86,392", "USD millions", QUOTE, 1, {1: page}, amount=True).status == VERIFIED
+    assert check_fact("86,392", "USD", QUOTE, 1, {1: page}, amount=True).scale == 1e6

@@ -35,6 +35,17 @@ def test_a_collection_of_other_filings_is_declined_even_for_a_question_it_knows(
         plan({"question": question, "catalog": REAL_10K_CATALOG})
 
 
+def test_latest_of_a_figure_is_declined_not_read_as_a_date():
+    """On real 10-Ks: "the latest operating revenue is 1970-01-01 (ADBE)", exit 0."""
+    with pytest.raises(CannotAnswer):
+        plan(
+            {
+                "question": "Which company had the highest total revenue in its latest fiscal year?",
+                "catalog": DEMO_CATALOG,
+            }
+        )
+
+
 def test_ask_through_the_reader_fails_a_question_outside_its_rules_with_exit_1(
     small_corpus, brain_server, tmp_path, capsys
 ):
@@ -47,3 +58,4 @@ def test_ask_through_the_reader_fails_a_question_outside_its_rules_with_exit_1(
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     assert CANNOT_ANSWER in err.splitlines()[-1]
+    assert sum(line.startswith("missing:") for line in err.splitlines()) == 1  # not one line per document

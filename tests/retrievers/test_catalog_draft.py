@@ -389,3 +389,16 @@ def test_filings_no_rule_was_written_on_draft_their_fiscal_year_symbol_and_form(
         assert row.settled, (names[row.id], why_unsettled(row))
         got = tuple(row.found[k].value for k in ("symbol", "year", "doctype"))
         assert got == cases[names[row.id]], names[row.id]
+
+
+def test_a_pdf_without_pages_read_after_an_encrypted_one_is_said_empty_not_encrypted(tmp_path):
+    # pdfium leaves its last error unset for a PDF with no pages: it read as the encrypted file's before it
+    import pypdfium2 as pdfium
+
+    write_filing(tmp_path / "a-locked.pdf", [SEC_10K_COVER], password="secret")
+    blank = pdfium.PdfDocument.new()
+    blank.save(str(tmp_path / "b-no-pages.pdf"))
+    blank.close()
+    locked, no_pages = draft_catalog(tmp_path)
+    assert "encrypted" in locked.problem
+    assert "no pages" in no_pages.problem and "encrypted" not in no_pages.problem, no_pages.problem
