@@ -37,6 +37,18 @@ CHANGE_COLUMN = re.compile(r"\bchange\b", re.I)
 FOOTNOTE_MARK = re.compile(r"\(\s*\d{1,2}\s*\)")
 LOOK_UP = 80  # lines above the row searched for its header of years (a balance sheet has ~50 rows)
 
+
+def singular(word: str) -> str:
+    """A label's or a field's word in the singular ("receivables" -> "receivable", "losses" -> "loss")."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes")):
+        return word[:-2]
+    return word[:-1]
+
+
 # Words that make a label another line item than a field without them.
 QUALIFIERS = frozenset(
     "operating gross comprehensive acquired acquisition noncontrolling minority before after other per share "
@@ -71,6 +83,11 @@ SYNONYMS = {
 STOP = frozenset(
     "the of and for to in from a an total net consolidated company s on by as its at amount value".split()
 )
+# Compared in the singular, as _words gives them ("Dividends declared" for "dividend_per_share").
+QUALIFIERS = frozenset(singular(w) for w in QUALIFIERS)
+REQUIRED = frozenset(singular(w) for w in REQUIRED)
+HEADS = frozenset(singular(w) for w in HEADS)
+SYNONYMS |= {singular(k): v for k, v in SYNONYMS.items() if singular(k) not in SYNONYMS}
 
 
 def _words(text: str) -> set[str]:
@@ -78,7 +95,10 @@ def _words(text: str) -> set[str]:
     # "Cash dividends declared" is the dividends line itself, not a cash item beside it
     text = re.sub(r"\bcash\s+(?=dividends?\b)", "", text.lower().replace("_", " "))
     for w in re.findall(r"[a-z]+", text):
+        if w in STOP:
+            continue
         w = SYNONYMS.get(w, w)
+        w = SYNONYMS.get(singular(w), singular(w))  # "Dividends" is the field's "dividend"
         if w not in STOP and len(w) > 1:
             out.add(w)
     return out

@@ -199,3 +199,17 @@ def test_cash_dividends_are_the_dividends_row(field):
     page = "(In millions, except per share amounts)\n2023 2022\nCash dividends declared per common share $ 0.52 $ 0.48"
     quote = "Cash dividends declared per common share $ 0.52 $ 0.48"
     assert check_fact("0.52", "USD", quote, 1, {1: page}, field=field, period=2023).status == VERIFIED
+
+
+@pytest.mark.parametrize(
+    "line, field, value",
+    [
+        ("Dividends declared per share $ 0.52 $ 0.48", "dividend_per_share", "0.52"),
+        ("Receivables, net 1,234 1,000", "accounts_receivable", "1,234"),
+        ("Net earnings 1,200 1,000", "net_earning", "1,200"),
+    ],
+)
+def test_a_label_in_the_plural_is_the_fields_word_in_the_singular(line, field, value):
+    # "Dividends" was a qualifier the field "dividend_per_share" lacked; "receivables" no word of "receivable"
+    page = f"(In millions, except per share amounts)\n2023 2022\n{line}"
+    assert check_fact(value, "USD", line, 1, {1: page}, field=field, period=2023).status == VERIFIED
