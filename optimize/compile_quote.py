@@ -25,7 +25,7 @@ from optimize.optimizers import FirstScore, OptimizerOptions, get_spec
 from programs.quote import sizes
 from programs.quote.questions import quote_adapter, quote_extraction, quote_questions
 from programs.quote.quote import Quote
-from programs.quote.tokens import TokenCounter, default_counter
+from programs.quote.tokens import TokenCounter, counter_for
 
 PASS_SHARE = 0.5  # traced training questions whose metric passes the threshold (demo reader: 1/3, 4/8)
 ADDS_DEMOS = {"bootstrap": True, "mipro": True, "simba": True, "gepa": False}  # GEPA rewrites instructions
@@ -85,7 +85,7 @@ def quote_compile(
     counter: TokenCounter | None = None,
 ) -> Quote:
     """The quote of `job` on these examples (optimize.compiler.training_sets), stage by stage."""
-    counter = counter or default_counter()
+    counter = counter or counter_for(settings)
     predictors = len(program.predictors()) if job.stage == "program" else 1
     priced = estimate(job.optimizer, job.stage, trainset, valset, program.catalog, options, predictors)
     first = get_spec(job.optimizer).first_score(len(trainset), len(valset), options, predictors)

@@ -21,7 +21,7 @@ from programs.lm.prices import price_for
 from programs.quote import sizes
 from programs.quote.prompts import StagePrompts, Tokens
 from programs.quote.quote import Quote, dollars
-from programs.quote.tokens import TokenCounter, default_counter
+from programs.quote.tokens import TokenCounter, counter_for
 
 # Documents rendered per group of equally-read documents; the rest are priced at the group's mean
 # (a 5,000-filing catalog is quoted in seconds, not by loading every index).
@@ -46,7 +46,7 @@ def begin(
     program, store, settings, what: str, counter: TokenCounter | None, demos: int
 ) -> tuple[StagePrompts, Quote]:
     """The prompts as the run would render them, and an empty quote counted with the same tokenizer."""
-    counter = counter or default_counter()
+    counter = counter or counter_for(settings)
     prompts = StagePrompts(program, store, quote_adapter(settings), counter, settings, settings.k, demos)
     return prompts, Quote(what=what, documents=0, tokenizer=counter.name)
 

@@ -261,3 +261,13 @@ def test_mipro_and_gepa_quotes_price_their_own_calls_and_their_whole_budget(
     reflect = gepa.stages["proposer"]
     assert reflect.calls >= 1 and reflect.tokens_in / reflect.calls > 500
     assert "their tokens are not" not in "\n".join(gepa.lines())
+
+
+def test_the_demo_reader_is_quoted_in_its_own_count():
+    """The demo reader reports characters / 4; an o200k_base quote was 1.5-1.75x its cost line."""
+    from programs.quote.tokens import counter_for
+
+    chinese = "针对中国A股市场，请你给出你知识库中2021年资本充足率最高的三家公司股票代码"
+    reader = counter_for(Settings(lm="openai/collate-reader"))
+    assert reader.count(chinese) == CHARS_OVER_FOUR.count(chinese) and "demo reader" in reader.name
+    assert counter_for(Settings(lm="openai/gpt-4.1")).name == default_counter().name
