@@ -7,6 +7,10 @@ with a numbered suffix (distinct prompts, the same fields), answered by the demo
 (peak RSS is per process) and stops at its first answer unless --full:
 
     python -m bench.waves --demo demo [--questions 2000] [--wave-size 200] [--full]
+
+The dataset run (evaluate.runs.answering) keeps each answer as it comes and lets answer_batch drop a
+finished wave's results (keep_results=False), as these children do; `--child kept --full` keeps every
+result to the end, as the run did before (its whole-run peak RSS against `--child waves --full`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import time
 from pathlib import Path
 
 
-def child(demo: Path, questions: int, wave_size: int | None, full: bool) -> dict:
+def child(demo: Path, questions: int, wave_size: int | None, full: bool, keep: bool = False) -> dict:
     import dspy
 
     from evaluate.dataset import load_dataset
@@ -53,7 +57,9 @@ def child(demo: Path, questions: int, wave_size: int | None, full: bool) -> dict
                     os._exit(0)
 
         with dspy.context(lm=brain_lm(), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
-            answer_batch(program, asked, concurrency=4, on_answered=answered, wave_size=wave_size)
+            answer_batch(
+                program, asked, concurrency=4, on_answered=answered, wave_size=wave_size, keep_results=keep
+            )
         return figures(first, time.perf_counter() - start)
 
 
@@ -71,12 +77,12 @@ def main(argv=None) -> int:
     p.add_argument("--questions", type=int, default=2000)
     p.add_argument("--wave-size", type=int, default=200)
     p.add_argument("--full", action="store_true", help="answer every question (else stop at the first)")
-    p.add_argument("--child", choices=["one", "waves"], help=argparse.SUPPRESS)
+    p.add_argument("--child", choices=["one", "waves", "kept"], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
         size = args.questions if args.child == "one" else args.wave_size
         print(
-            json.dumps(child(args.demo, args.questions, size, args.full))
+            json.dumps(child(args.demo, args.questions, size, args.full, keep=args.child == "kept"))
         )  # --full only: else it exits at once
         return 0
     figures = {}

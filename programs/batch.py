@@ -61,13 +61,19 @@ def answer_batch(
     on_answered: Callable[[int, ProgramResult | Exception, dict], None] | None = None,
     on_document=None,
     wave_size: int | None = None,
+    keep_results: bool = True,
 ) -> BatchAnswers:
     """(question, document ids or None) pairs answered by an Analyst as one run, `wave_size` questions at
     a time (None: the program's own, else all at once).
 
     on_answered(index, result or exception, its LM usage) as each question is finished, on the thread
     that finished it (a caller can keep each answer as it comes: evaluate.runs.journal); on_document(done,
-    total, outcome) as each document's extraction is (the extractor's own progress hook)."""
+    total, outcome) as each document's extraction is (the extractor's own progress hook).
+
+    keep_results=False (a caller that keeps what it needs in on_answered): a finished wave's results
+    (their traces, passages, facts) are let go when the wave ends, and `results` is left empty; kept,
+    every result of the run stays in memory until the run ends (issue 33 item 11: bench/waves.py --full,
+    2,000 questions)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1 (got {concurrency})")
     size = wave_size or getattr(program, "wave_size", None) or len(questions) or 1
@@ -82,11 +88,13 @@ def answer_batch(
                 wave = answer_wave(
                     program, questions[start : start + size], start, concurrency, on_answered, on_document
                 )
-                total.results += wave.results
+                if keep_results:
+                    total.results += wave.results
                 total.usage += wave.usage
                 total.shared_usage = add_usage(total.shared_usage, wave.shared_usage)
                 total.rounds = max(total.rounds, wave.rounds)
                 total.documents_from_store += wave.documents_from_store
+                del wave  # else it holds this wave's results all through the next one
     finally:
         program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
     return total

@@ -254,6 +254,7 @@ def answer_together(
             concurrency,
             on_answered=finished,
             on_document=documents,
+            keep_results=False,  # `finished` keeps each one's JSON: a finished wave's results leave memory
         )
     finally:
         documents.close()

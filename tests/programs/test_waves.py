@@ -100,3 +100,52 @@ def test_the_wave_size_is_a_checked_setting():
     assert Settings.from_env({"lm": "x/y"}, environ={"COLLATE_WAVE_SIZE": "50"}).wave_size == 50
     with pytest.raises(ValueError, match="wave_size"):
         Settings.from_env({"lm": "x/y"}, environ={"COLLATE_WAVE_SIZE": "0"})
+
+
+def _live_after_two_waves(small_corpus, tmp_path, keep_results: bool | None) -> tuple[int, int]:
+    """(results of the first two waves of 2 still alive when the 7th question is answered, results made).
+    keep_results None: the dataset run's own path (evaluate.runs.answering.answer_together)."""
+    import gc
+    import weakref
+
+    from evaluate.dataset import strip_gold
+    from evaluate.runs.answering import answer_together
+
+    corpus, index = small_corpus
+    items = load_dataset(corpus / "dataset.json")[:8]
+    program = build_program(
+        Settings(lm="fake/brain", concurrency=2, wave_size=2),
+        IndexStore.open(index),
+        facts=FactStore(tmp_path / "facts.sqlite"),
+    )
+    made: list[weakref.ref] = []
+    live: list[int] = []
+    conclude = program.conclude
+
+    def concluding(*args, **kwargs):
+        result = conclude(*args, **kwargs)
+        made.append(weakref.ref(result))
+        return result
+
+    def answered(*_):
+        if len(made) == 7 and not live:  # in the 4th wave: the 1st and 2nd are long finished
+            gc.collect()
+            live.append(sum(ref() is not None for ref in made[:4]))
+
+    program.conclude = concluding
+    with dspy.context(lm=brain_lm(), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
+        if keep_results is None:
+            answers = answer_together(program, [strip_gold(i) for i in items], 1, False, keep=answered)
+            assert len(answers.answered) == 8 and any(a.answer for a in answers.answered)
+        else:
+            questions = [(item.question, list(item.doc_ids) or None) for item in items]
+            answer_batch(program, questions, 1, on_answered=answered, keep_results=keep_results)
+    return live[0], len(made)
+
+
+def test_a_finished_wave_s_results_leave_memory(small_corpus, tmp_path):
+    """Issue 33 item 11: a dataset run kept every question's ProgramResult (trace, passages, facts) until
+    the run ended; it keeps each one's JSON as it comes, so a finished wave's results are let go."""
+    assert _live_after_two_waves(small_corpus, tmp_path / "kept", True) == (4, 8)  # asked to keep them
+    assert _live_after_two_waves(small_corpus, tmp_path / "batch", False) == (0, 8)
+    assert _live_after_two_waves(small_corpus, tmp_path / "run", None) == (0, 8)  # before: (4, 8)
