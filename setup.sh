@@ -60,9 +60,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 # The one way every command in the README and every hint a command prints is written: `collate ...` in a
 # shell where the venv is active (a new shell has to enter it again).
+# On stdout: it is what to do next, not a problem (stderr carries only what needs an administrator).
 if [ "${VIRTUAL_ENV:-}" != "$PWD/.venv" ]; then
-  echo "setup: done. In this and every new shell, enter the project's venv first:" >&2
-  echo "    source $PWD/.venv/bin/activate     # then: collate --help, collate demo" >&2
+  echo "setup: done. In this and every new shell, enter the project's venv first:"
+  echo "    source $PWD/.venv/bin/activate     # then: collate --help, collate demo"
 else
-  echo "setup: done (the venv is active: collate --help lists the commands)" >&2
+  echo "setup: done (the venv is active: collate --help lists the commands)"
 fi

@@ -145,7 +145,7 @@ def load(program: Program, program_file: str | Path):
         program.load(str(path))
     except Exception as exc:
         raise BadInput(
-            f"cannot load {path} into the program ({exc}); recompile it with optimize.compile"
+            f"cannot load {path} into the program ({exc}); recompile it with collate compile"
         ) from exc
     return program
 

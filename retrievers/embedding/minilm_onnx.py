@@ -97,12 +97,20 @@ def quantize(fp32: Path, path: Path) -> None:
 
     fd, tmp = tempfile.mkstemp(suffix=".onnx.part", dir=path.parent)
     os.close(fd)
-    try:
-        quantize_dynamic(str(fp32), tmp, per_channel=True, reduce_range=True, weight_type=QuantType.QInt8)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    # quantize_dynamic writes "<input>-inferred.onnx" beside its input and deletes it after: two build
+    # workers quantizing at once shared that file (one read it half written or after the other deleted
+    # it: DecodeError / FileNotFoundError, and a fall back to torch). Each reads a private link instead.
+    with tempfile.TemporaryDirectory(dir=path.parent) as private:
+        source = Path(private) / "fp32.onnx"
+        os.link(fp32, source)
+        try:
+            quantize_dynamic(
+                str(source), tmp, per_channel=True, reduce_range=True, weight_type=QuantType.QInt8
+            )
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def graph_for(model_dir: Path, int8: bool) -> Path:

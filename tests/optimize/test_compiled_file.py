@@ -65,12 +65,12 @@ def test_a_sidecar_of_another_format_version_is_refused_naming_the_fix(
     compiled.save(_predict_with_a_demo(), out, {})
     meta = json.loads(compiled.sidecar_path(out).read_text())
     compiled.sidecar_path(out).write_text(json.dumps({**meta, "format_version": 99}))
-    with pytest.raises(BadInput, match="format version 99.*recompile it with python -m optimize.compile"):
+    with pytest.raises(BadInput, match="format version 99.*recompile it with collate compile"):
         compiled.load(_predict_with_a_demo(), out)
     corpus, index = small_corpus
     argv = ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--program", str(out)]
     assert evaluate_run.main([*argv, "--out", str(tmp_path / "run")]) == 2
-    assert "recompile it with python -m optimize.compile" in capsys.readouterr().err
+    assert "recompile it with collate compile" in capsys.readouterr().err
 
 
 def test_program_alone_evaluates_its_compiles_held_out_questions_on_its_index(

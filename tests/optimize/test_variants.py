@@ -96,7 +96,8 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
         assert tags["kind"] == "evaluation", "the headline view lists evaluation runs only"
         assert tags["mlflow.note.content"].startswith("final "), "the run's description shows no headline"
         (dataset,) = run.inputs.dataset_inputs  # the default runs view's Dataset column: name, digest, split
-        assert (dataset.dataset.name, dataset.dataset.digest) == ("dataset.json", evaluated_hash[:8])
+        # the name carries the split too: the Models page shows only the name beside a model's scores
+        assert (dataset.dataset.name, dataset.dataset.digest) == ("dataset.json all", evaluated_hash[:8])
         assert {t.key: t.value for t in dataset.tags}["mlflow.data.context"] == "all"
     assert (
         hashes["compiled:bootstrap"]
@@ -113,7 +114,8 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
         assert tags["optimizer"] == "none" and tags["compiled_from"] == ""
     assert client.get_run(runs["flat-rag"]["run_id"]).data.tags["program"] == "flat-rag"
 
-    # The compiled run was traced: retrieval and the sandbox run are spans of their own, with what they did.
+    # The compiled run's question is one trace: each document's extraction (the passages it read, the
+    # facts it gave) and each sandbox run (its code) are spans of their own.
     spans = [
         s
         for t in client.search_traces(
@@ -121,11 +123,11 @@ def test_compiled_uncompiled_and_flat_rag_are_named_rows_linked_to_their_compile
         )
         for s in t.data.spans
     ]
-    retrievals = [s for s in spans if s.name.startswith("PassageRetriever")]
-    sandbox_runs = [s for s in spans if s.name.startswith("SandboxRun")]
-    assert retrievals and sandbox_runs, sorted({s.name for s in spans})
-    assert {"document", "query", "k"} <= set(retrievals[0].inputs) and "pages" in retrievals[0].outputs
-    assert {"ok", "limit", "seconds"} <= set(sandbox_runs[0].outputs) and "code" in sandbox_runs[0].inputs
+    extractions = [s for s in spans if s.name.startswith("extract ")]
+    sandbox_runs = [s for s in spans if s.name.startswith("sandbox run")]
+    assert extractions and sandbox_runs, sorted({s.name for s in spans})
+    assert {"doc_id", "passages"} <= set(extractions[0].inputs) and "facts" in extractions[0].outputs
+    assert "code" in sandbox_runs[0].inputs
 
 
 def test_optimizer_trials_are_child_runs_of_the_compile(rule_lm, toy):
