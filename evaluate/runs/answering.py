@@ -27,6 +27,7 @@ import dspy
 
 from evaluate.dataset import PublicItem
 from evaluate.runs.interruptible import interruptible
+from evaluate.runs.outcome import Answered, Outcome
 from programs.analyst import Analyst
 from programs.batch import answer_batch
 from programs.lm.spend import stoppable
@@ -43,35 +44,12 @@ GRACE = 1.0
 
 
 @dataclass
-class Answered:
-    """One question's outcome: the program's outputs as plain JSON data, or the error that stopped it."""
-
-    question_id: str
-    question: str
-    doc_ids: list[str]
-    answer: str = ""
-    records: list[dict] = field(default_factory=list)
-    facts: list[dict] = field(default_factory=list)
-    code: str = ""
-    result: str = ""
-    citations: list[dict] = field(default_factory=list)
-    missing: list[dict] = field(default_factory=list)
-    run_log: dict = field(default_factory=dict)
-    trace: dict = field(default_factory=dict)
-    retrieved_chunks: list[str] = field(default_factory=list)
-    coverage: dict = field(default_factory=dict)
-    coverage_line: str = ""
-    error: str | None = None
-    seconds: float = 0.0
-    usage: dict = field(default_factory=dict)
-
-
-@dataclass
 class Answers:
-    """Every question's outcome in the order asked, and the LM usage no one question owns (the
-    extraction calls the Analyst shares between questions)."""
+    """Every question's outcome in the order asked, as the run keeps it (evaluate.runs.outcome: the whole
+    of each is in the journal), and the LM usage no one question owns (the extraction calls the Analyst
+    shares between questions)."""
 
-    answered: list[Answered]
+    answered: list[Outcome]
     shared_usage: dict = field(default_factory=dict)
     documents_from_store: int = 0  # extraction calls the fact store saved (programs.batch)
 
@@ -80,9 +58,9 @@ class Journal(Protocol):
     """Where answers are kept as they come (evaluate.runs.journal.AnswerJournal; a protocol, so this lower
     module does not import it)."""
 
-    def answered(self, question_ids: Iterable[str]) -> dict[str, Answered]: ...
+    def answered(self, question_ids: Iterable[str]) -> dict[str, Outcome]: ...
 
-    def append(self, answered: Answered) -> None: ...
+    def append(self, answered: Answered) -> Outcome: ...
 
     def close(self) -> None: ...
 
@@ -163,9 +141,10 @@ def answer_all(
     bars = Bars(progress)
     with stoppable() as stopped:
 
-        def keep(answered: Answered) -> None:
+        def keep(answered: Answered) -> Outcome:
             if journal is not None and not (stopped.is_set() and answered.error):  # not one the stop failed
-                journal.append(answered)
+                return journal.append(answered)  # kept on disk: only its Outcome stays in memory
+            return Outcome.of(answered)
 
         def stop() -> None:
             stopped.set()  # no new LM request; the ones in flight finish, and their answers are kept
@@ -196,11 +175,11 @@ def _answer(
     items: list[PublicItem],
     concurrency: int,
     bars: Bars,
-    keep: Callable[[Answered], None] | None,
+    keep: Callable[[Answered], Outcome] | None,
 ) -> Answers:
     if isinstance(program, Analyst):
         return answer_together(program, items, concurrency, bars, keep)
-    results: dict[int, Answered] = {}
+    results: dict[int, Outcome] = {}
     bar = bars.new(len(items), "questions", "q")
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="question") as pool:
         futures = {
@@ -208,9 +187,8 @@ def _answer(
             for i, item in enumerate(items)
         }
         for future in as_completed(futures):
-            results[futures[future]] = answered = future.result()
-            if keep is not None:
-                keep(answered)
+            answered = future.result()
+            results[futures[future]] = keep(answered) if keep is not None else Outcome.of(answered)
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -223,14 +201,16 @@ def answer_together(
     items: list[PublicItem],
     concurrency: int,
     bars: Bars | bool,
-    keep: Callable[[Answered], None] | None = None,
+    keep: Callable[[Answered], Outcome] | None = None,
 ) -> Answers:
     """The Analyst's run: every question planned, each document extracted once, each question finished
-    (and kept, if `keep`) as soon as it is. `bars`: the progress bars (or whether to show them)."""
+    (and kept, if `keep`: it returns what stays in memory) as soon as it is. `bars`: the progress bars
+    (or whether to show them)."""
     bars = bars if isinstance(bars, Bars) else Bars(bars)
     documents, questions = DocumentBar(bars), bars.new(len(items), "questions", "q")
     start = time.perf_counter()
-    answered: dict[int, Answered] = {}
+    answered: dict[int, Outcome] = {}
+    finished_count = [0]
     lock = threading.Lock()
 
     def finished(i: int, result, usage: dict) -> None:
@@ -238,12 +218,13 @@ def answer_together(
         out = Answered(item.question_id, item.question, list(item.doc_ids))
         out = fail(out, result) if isinstance(result, Exception) else fill(out, result, usage)
         with lock:
-            answered[i] = out
+            finished_count[0] += 1
             # the run's time so far, shared by the questions finished so far: they share their planning
             # and extraction, so no question has a time of its own
-            out.seconds = round((time.perf_counter() - start) / len(answered), 3)
-        if keep is not None:
-            keep(out)
+            out.seconds = round((time.perf_counter() - start) / finished_count[0], 3)
+        kept = keep(out) if keep is not None else Outcome.of(out)
+        with lock:
+            answered[i] = kept
         if questions is not None:
             questions.update(1)
 

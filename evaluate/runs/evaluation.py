@@ -27,9 +27,10 @@ from evaluate.matching.judge import AnswerJudge, JudgeCache
 from evaluate.matching.process import process_scores, records_to_facts
 from evaluate.matching.scoring import headline, score_items
 from evaluate.runs import store_log
-from evaluate.runs.answering import Answered, answer_all
+from evaluate.runs.answering import answer_all
 from evaluate.runs.job import RunJob
 from evaluate.runs.journal import AnswerJournal
+from evaluate.runs.outcome import Outcome
 from evaluate.runs.run_outputs import verification_metrics, write_outputs, write_reports
 from evaluate.runs.store_log import flat_metrics  # noqa: F401 (evaluation.flat_metrics, as before)
 from programs import compiled
@@ -51,7 +52,7 @@ class RunResult:
     summary: dict
     out_dir: Path
     run_id: str
-    answered: list[Answered]
+    answered: list[Outcome]  # each question as the run kept it; .full() reads the rest back
 
 
 def variant_name(program_arg: str | None, origin: dict | None = None) -> str:
@@ -241,7 +242,7 @@ def evaluate_program(
         "total_tokens": tokens,
         **totals(lm_stages),
         # cascade_* keys, only when one ran; this run's documents only, like its cost
-        **cascade_summary([a.run_log for a in answered if a.question_id not in resumed]),
+        **cascade_summary([{"cascade": a.cascade} for a in answered if a.question_id not in resumed]),
         "lm_stages": lm_stages,
         "cost": cost_figures(lm_stages, answers.documents_from_store, settings),
         **budget_figures(budget, answered),
@@ -289,7 +290,7 @@ def scored_run(
     program,
     items: list[DatasetItem],
     summary: dict,
-    answered: list[Answered],
+    answered: list[Outcome],
     scores: list[dict],
 ) -> store_log.ScoredRun:
     """What a scored run logs to the store, the one builder of it: for the run that has just scored its

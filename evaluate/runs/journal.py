@@ -16,6 +16,10 @@ its question id: a line with the right id and wrong types used to crash every re
 run_outputs.py until edited by hand (issue 33). A line that does not validate is set aside, moved to
 answers.rejected.jsonl (nothing is deleted), with a warning naming the field, and its question is asked
 again.
+
+The journal is also where a run's finished questions are kept while it goes on: in memory it holds
+each one's Outcome and the byte offset of its line (evaluate.runs.outcome), and reading it back never
+loads the whole file at once (issue 33 item 11: memory bounded over a run of any length).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evaluate.runs.answering import Answered
+from evaluate.runs.outcome import Answered, LineAt, Outcome, answered_from
 from signatures.errors import BadInput
 from signatures.types import Citation, DocumentFailure, Fact
 
@@ -38,7 +42,6 @@ logger = logging.getLogger(__name__)
 
 JOURNAL = "answers.jsonl"
 REJECTED = "answers.rejected.jsonl"  # lines that did not validate, set aside beside the journal
-_FIELDS = {f.name for f in dataclasses.fields(Answered)}
 
 
 class _Open(BaseModel):
@@ -89,9 +92,9 @@ class AnswerJournal:
 
     Thread-safe: the Analyst finishes questions on several threads at once."""
 
-    def __init__(self, path: Path, kept: dict[str, Answered]):
+    def __init__(self, path: Path, kept: dict[str, Outcome]):
         self.path = path
-        self.kept = kept  # question id -> its latest outcome, read from disk or appended since
+        self.kept = kept  # question id -> its latest outcome (its line on disk), read or appended since
         self._lock = threading.Lock()
         self._closed = False
         self._failed_write = False
@@ -113,23 +116,25 @@ class AnswerJournal:
                 f"cannot read {path} ({e.strerror or e}): make it readable and writable, or give a new --out"
             ) from None
 
-    def answered(self, question_ids: Iterable[str]) -> dict[str, Answered]:
+    def answered(self, question_ids: Iterable[str]) -> dict[str, Outcome]:
         """Of these questions, the ones kept with an answer (a failed one is asked again)."""
         with self._lock:
             found = {qid: self.kept.get(qid) for qid in question_ids}
         return {qid: a for qid, a in found.items() if a is not None and a.error is None}
 
-    def append(self, answered: Answered) -> None:
-        """Write one finished question, on disk before this returns. After close(), nothing is written:
-        the threads an interrupted run abandons may still finish a question, and the count the user was
-        told must stay the count on disk."""
+    def append(self, answered: Answered) -> Outcome:
+        """Write one finished question, on disk before this returns; its Outcome, read back from its line
+        (held whole when it could not be written). After close(), nothing is written: the threads an
+        interrupted run abandons may still finish a question, and the count the user was told must stay
+        the count on disk."""
         line = json.dumps(dataclasses.asdict(answered), ensure_ascii=False, default=str) + "\n"
         with self._lock:
             if self._closed:
-                return
+                return Outcome.of(answered)
             try:
-                with self.path.open("a", encoding="utf-8") as f:
-                    f.write(line)
+                with self.path.open("ab") as f:
+                    offset = f.seek(0, os.SEEK_END)
+                    f.write(line.encode("utf-8"))
                     f.flush()
                     os.fsync(f.fileno())
             except OSError as e:  # a full disk must not cost the run its answers: they are still scored
@@ -141,43 +146,58 @@ class AnswerJournal:
                         e.strerror or e,
                     )
                 self._failed_write = True
-                return
-            self.kept[answered.question_id] = answered
+                return Outcome.of(answered)
+            kept = self.kept[answered.question_id] = Outcome.of(answered, LineAt(self.path, offset))
+            return kept
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
 
 
-def read_answers(path: Path, repair: bool = False) -> dict[str, Answered]:
-    """Question id -> its last valid outcome in the journal at `path`. With `repair`, a cut-short last
-    line is cut off the file and the lines that do not validate are moved to answers.rejected.jsonl, so
-    the journal holds only what reads back (and the next run does not warn about them again)."""
-    data = path.read_bytes()
-    complete, _, tail = data.rpartition(b"\n")
-    if tail:
+def read_answers(path: Path, repair: bool = False) -> dict[str, Outcome]:
+    """Question id -> its last valid outcome in the journal at `path`, read a line at a time. With
+    `repair`, a cut-short last line is cut off the file and the lines that do not validate are moved to
+    answers.rejected.jsonl, so the journal holds only what reads back (and the next run does not warn
+    about them again)."""
+    kept: dict[str, Outcome] = {}
+    good: list[tuple[int, int]] = []  # (offset, length) of each line that validates
+    rejected: list[tuple[int, int]] = []
+    offset, cut_at = 0, None
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if not raw.endswith(b"\n"):  # only the last line can lack its end
+                cut_at = offset
+                break
+            answered, why = _answered(raw[:-1])
+            if answered is None:
+                rejected.append((offset, len(raw)))
+                aside = f"set aside in {path.with_name(REJECTED)}; " if repair else ""
+                logger.warning(
+                    "%s line %d is not an answer (%s); %sthat question is asked again",
+                    path,
+                    number,
+                    why,
+                    aside,
+                )
+            else:
+                good.append((offset, len(raw)))
+                kept[answered.question_id] = Outcome.of(answered, LineAt(path, offset))
+            offset += len(raw)
+    if cut_at is not None:
         logger.warning(
             "%s: its last line is cut short (the run was stopped while writing it); that question is asked again",
             path,
         )
         if repair:
-            os.truncate(path, len(complete) + 1 if complete else 0)
-    kept: dict[str, Answered] = {}
-    good: list[bytes] = []
-    rejected: list[bytes] = []
-    for number, raw in enumerate(complete.split(b"\n") if complete else [], start=1):
-        answered, why = _answered(raw)
-        if answered is None:
-            rejected.append(raw)
-            aside = f"set aside in {path.with_name(REJECTED)}; " if repair else ""
-            logger.warning(
-                "%s line %d is not an answer (%s); %sthat question is asked again", path, number, why, aside
-            )
-            continue
-        good.append(raw)
-        kept[answered.question_id] = answered
+            os.truncate(path, cut_at)
     if repair and rejected:
-        _set_aside(path, good, rejected)
+        moved = _set_aside(path, good, rejected)
+        kept = {
+            qid: dataclasses.replace(o, source=LineAt(path, moved[o.source.offset]))
+            for qid, o in kept.items()
+            if isinstance(o.source, LineAt)
+        }
     return kept
 
 
@@ -192,21 +212,29 @@ def _answered(raw: bytes) -> tuple[Answered | None, str]:
             f"{'.'.join(str(p) for p in err['loc']) or 'the line'}: {err['msg']}" for err in e.errors()[:3]
         )
         return None, wrong
-    row = json.loads(raw)  # as written: the facts, citations, ... stay the plain data they were
-    return Answered(**{k: v for k, v in row.items() if k in _FIELDS}), ""
+    return answered_from(json.loads(raw)), ""  # as written: the facts, ... stay the plain data they were
 
 
-def _set_aside(path: Path, good: list[bytes], rejected: list[bytes]) -> None:
-    """Append the rejected lines to answers.rejected.jsonl (fsync'd), then replace the journal with its
-    valid lines (written beside it, then renamed: whole or not at all)."""
+def _set_aside(path: Path, good: list[tuple[int, int]], rejected: list[tuple[int, int]]) -> dict[int, int]:
+    """Append the rejected lines (offset, length) to answers.rejected.jsonl (fsync'd), then replace the
+    journal with its valid lines (written beside it, then renamed: whole or not at all); each valid
+    line's old offset -> its new one."""
     aside = path.with_name(REJECTED)
-    with aside.open("ab") as f:
-        f.write(b"".join(line + b"\n" for line in rejected))
-        f.flush()
-        os.fsync(f.fileno())
     partial = path.with_name(path.name + ".part")
-    with partial.open("wb") as f:
-        f.write(b"".join(line + b"\n" for line in good))
-        f.flush()
-        os.fsync(f.fileno())
+    moved: dict[int, int] = {}
+    with path.open("rb") as source:
+        with aside.open("ab") as f:
+            for offset, length in rejected:
+                source.seek(offset)
+                f.write(source.read(length))
+            f.flush()
+            os.fsync(f.fileno())
+        with partial.open("wb") as f:
+            for offset, length in good:
+                source.seek(offset)
+                moved[offset] = f.tell()
+                f.write(source.read(length))
+            f.flush()
+            os.fsync(f.fileno())
     os.replace(partial, path)
+    return moved

@@ -10,6 +10,10 @@ agent_output.json follows the reference evaluator: in agent mode each entry has 
 model_answer and agent_log_dir (the folder holding run_log.json) plus json_data/json_dec/code/
 code_resp; for the flat-RAG baseline it is rag mode, whose entries may hold only question_id,
 retrieved_chunks and model_answer.
+
+Every file is written from the run's Outcomes one question at a time, each read back in full from
+where the run kept it (the journal) and let go before the next: the run never holds every question's
+trace and facts at once (evaluate.runs.outcome).
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evaluate.runs.answering import Answered
-from programs.run_folder import dump  # the same JSON files collate.ask writes
+from evaluate.runs.outcome import Answered, Outcome
+from programs.run_folder import dump, to_jsonable  # the same JSON files collate.ask writes
 
 logger = logging.getLogger(__name__)
 RAG_KEYS = ("question_id", "retrieved_chunks", "model_answer")
@@ -51,57 +55,90 @@ def agent_entry(out_dir: Path, answered: Answered, rag: bool) -> dict[str, Any]:
 
 
 def write_outputs(
-    out_dir: Path, answered: list[Answered], scores: list[dict], summary: dict, rag: bool = False
+    out_dir: Path, answered: list[Outcome], scores: list[dict], summary: dict, rag: bool = False
 ) -> dict[str, Path]:
     """Write every file of the run; returns name -> path for logging them as artifacts."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    for a in answered:
-        folder = question_folder(out_dir, a.question_id)
-        folder.mkdir(parents=True, exist_ok=True)
-        run_log = {"question_id": a.question_id, "question": a.question, "doc_interactions": {}, **a.run_log}
-        dump(folder / "run_log.json", run_log)
-        dump(folder / "trace.json", a.trace)
     paths = {
         "results": out_dir / "results.jsonl",
         "agent_output": out_dir / "agent_output.json",
         "summary": out_dir / "summary.json",
     }
-    with paths["results"].open("w", encoding="utf-8") as f:
-        for a, s in zip(answered, scores, strict=True):
+    with (
+        paths["results"].open("w", encoding="utf-8") as results,
+        paths["agent_output"].open("w", encoding="utf-8") as agent_output,
+    ):
+        entries = ListWriter(agent_output)
+        for outcome, s in zip(answered, scores, strict=True):
+            a = outcome.full()
+            folder = question_folder(out_dir, a.question_id)
+            folder.mkdir(parents=True, exist_ok=True)
+            run_log = {
+                "question_id": a.question_id,
+                "question": a.question,
+                "doc_interactions": {},
+                **a.run_log,
+            }
+            dump(folder / "run_log.json", run_log)
+            dump(folder / "trace.json", a.trace)
             row = {**a.__dict__, "scores": s}
             row.pop("trace", None)  # the trace lives in questions/<qid>/trace.json
-            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-    dump(paths["agent_output"], [agent_entry(out_dir, a, rag) for a in answered])
+            results.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            entries.add(agent_entry(out_dir, a, rag))
+        entries.close()
     dump(paths["summary"], summary)
     return paths
 
 
-def verification_metrics(answered: list[Answered]) -> dict[str, float]:
+class ListWriter:
+    """A JSON list written an item at a time, byte for byte as programs.run_folder.dump writes the whole
+    list (indent 2): each item's lines indented one level, between "[" and "]" ("[]" when empty)."""
+
+    def __init__(self, f):
+        self.f = f
+        self.count = 0
+
+    def add(self, item) -> None:
+        text = json.dumps(to_jsonable(item), ensure_ascii=False, indent=2, default=str)
+        self.f.write(
+            ("[\n" if not self.count else ",\n") + "\n".join("  " + line for line in text.split("\n"))
+        )
+        self.count += 1
+
+    def close(self) -> None:
+        self.f.write("\n]" if self.count else "[]")
+
+
+def verification_metrics(answered: list[Outcome]) -> dict[str, float]:
     """How the run's facts fared against their pages (factcheck.check), next to accuracy: the
     share verified, the share whose page was corrected, the share flagged, and the repair calls."""
-    statuses = [f.get("verdict") or "" for a in answered for f in a.facts if f.get("disclosed", True)]
-    checked = [s for s in statuses if s]
+    verdicts: dict[str, int] = {}
+    for a in answered:
+        for verdict, count in a.verdicts.items():
+            verdicts[verdict] = verdicts.get(verdict, 0) + count
+    checked = sum(verdicts.values())
     share = (
-        (lambda *names: round(sum(s in names for s in checked) / len(checked), 4))
+        (lambda *names: round(sum(verdicts.get(n, 0) for n in names) / checked, 4))
         if checked
         else (lambda *n: 0.0)
     )
     return {
-        "facts_checked": len(checked),
+        "facts_checked": checked,
         "facts_verified_share": share("verified"),
         "facts_page_corrected_share": share("page_corrected"),
         "facts_unverified_share": share("value_not_in_quote", "quote_not_found"),
-        "repair_calls": sum(int((a.trace.get("extract") or {}).get("repair_calls", 0)) for a in answered),
+        "repair_calls": sum(a.repair_calls for a in answered),
     }
 
 
-def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup, ocr_lookup=None) -> list[Path]:
+def write_reports(out_dir: Path, answered: list[Outcome], pdf_lookup, ocr_lookup=None) -> list[Path]:
     """questions/<qid>/audit.html for every question whose answer rests on facts (programs.audit_report)."""
     from programs.audit_report import write_program_report
 
     paths = []
-    for a in answered:
-        if a.facts and a.error is None:
+    for outcome in answered:
+        if outcome.fact_count and outcome.error is None:
+            a = outcome.full()
             path = question_folder(out_dir, a.question_id) / "audit.html"
             try:
                 paths.append(write_program_report(path, a.question, a.__dict__, pdf_lookup, ocr_lookup))
@@ -110,7 +147,7 @@ def write_reports(out_dir: Path, answered: list[Answered], pdf_lookup, ocr_looku
     return paths
 
 
-def table_rows(answered: list[Answered], scores: list[dict]) -> list[dict]:
+def table_rows(answered: list[Outcome], scores: list[dict]) -> list[dict]:
     """The per-question table logged to MLflow: one flat row per question."""
     rows = []
     for a, s in zip(answered, scores, strict=True):
@@ -123,7 +160,7 @@ def table_rows(answered: list[Answered], scores: list[dict]) -> list[dict]:
                 "seconds": a.seconds,
                 "documents": len(a.doc_ids),
                 "records": len(a.records),
-                "missing_documents": len(a.missing),
+                "missing_documents": a.missing_documents,
                 **{k: v for k, v in s.items() if not isinstance(v, (dict, list))},
             }
         )

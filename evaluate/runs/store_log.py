@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluate import tracking
-from evaluate.runs.answering import Answered
+from evaluate.runs.outcome import LineAt, Outcome
 from evaluate.runs.question_trace import assessments, question_tree
 from evaluate.runs.run_outputs import question_folder
 from evaluate.runs.store_record import StoreRecord
@@ -39,7 +39,7 @@ class ScoredRun:
     tags: dict
     questions: dict  # the dataset input: name, digest, context (the split), source
     summary: dict
-    answered: list[Answered]
+    answered: list[Outcome]  # each question's trace is read back as it is logged (Outcome.full)
     scores: list[dict]
     gold: dict[str, str] = field(default_factory=dict)  # question id -> its gold answer
     program_file: Path | None = None
@@ -158,7 +158,7 @@ def _log_traces(
         if answered.question_id in done:
             continue
         trace_id = tracking.log_trace(
-            question_tree(answered),
+            question_tree(answered.full()),
             run.experiment_id,
             answered.seconds,
             tags={
@@ -189,28 +189,34 @@ def flat_metrics(report: dict) -> dict[str, float]:
 
 def scored_from_folder(
     out_dir: Path, question_ids: list[str]
-) -> tuple[dict, list[Answered], list[dict]] | None:
+) -> tuple[dict, list[Outcome], list[dict]] | None:
     """(summary, answers, scores) of a folder whose run was scored to the end, for logging it as it was
-    (its own tokens, cost and seconds, not those of the command that logs it); None when it was not."""
+    (its own tokens, cost and seconds, not those of the command that logs it); None when it was not.
+    Each answer is its Outcome, read back in full (results.jsonl and its trace.json) when logged."""
     try:
         summary = json.loads((out_dir / SUMMARY).read_text(encoding="utf-8"))
-        rows = [
-            json.loads(line) for line in (out_dir / RESULTS).read_text(encoding="utf-8").splitlines() if line
-        ]
+        answered, scores = _rows(out_dir)
     except (OSError, ValueError):
         return None
-    if not isinstance(summary, dict) or [r.get("question_id") for r in rows] != question_ids:
+    if not isinstance(summary, dict) or [a.question_id for a in answered] != question_ids:
         return None
-    answered = []
-    for row in rows:
-        fields = {k: v for k, v in row.items() if k in Answered.__dataclass_fields__}
-        answered.append(Answered(**{**fields, "trace": _trace(out_dir, row["question_id"])}))
-    return summary, answered, [row.get("scores") or {} for row in rows]
+    return summary, answered, scores
 
 
-def _trace(out_dir: Path, question_id: str) -> dict:
-    try:
-        trace = json.loads((question_folder(out_dir, question_id) / "trace.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return trace if isinstance(trace, dict) else {}
+def _rows(out_dir: Path) -> tuple[list[Outcome], list[dict]]:
+    """Each results.jsonl row's Outcome (its line and trace.json read back when needed) and scores, read
+    one row at a time. ValueError when a row is not an answer."""
+    answered, scores, offset = [], [], 0
+    with (out_dir / RESULTS).open("rb") as f:
+        for raw in f:
+            if raw.strip():
+                row = json.loads(raw)
+                if not isinstance(row, dict) or not isinstance(row.get("question_id"), str):
+                    raise ValueError(f"{out_dir / RESULTS}: a row without its question id")
+                source = LineAt(
+                    out_dir / RESULTS, offset, question_folder(out_dir, row["question_id"]) / "trace.json"
+                )
+                answered.append(Outcome.of(source.load(), source))
+                scores.append(row.get("scores") or {})
+            offset += len(raw)
+    return answered, scores

@@ -24,7 +24,7 @@ def test_appended_answers_read_back_whole_and_a_failed_one_is_asked_again(tmp_pa
 
     again = AnswerJournal.open(path)
     assert set(again.answered(["q1", "q2", "q3"])) == {"q1"}, "failed and unknown questions are asked"
-    assert again.kept["q1"] == _answer("q1") and again.kept["q2"].error == "LMServerError: 500"
+    assert again.kept["q1"].full() == _answer("q1") and again.kept["q2"].error == "LMServerError: 500"
     again.append(_answer("q2", answer="7"))  # asked again: the last line counts
     assert AnswerJournal.open(path).answered(["q2"])["q2"].answer == "7"
 
@@ -103,7 +103,7 @@ def test_a_line_with_the_right_id_and_wrong_types_is_set_aside_and_its_question_
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with caplog.at_level(logging.WARNING):
         journal = AnswerJournal.open(path)
-    assert set(journal.kept) == {"q1"} and journal.kept["q1"] == _answer("q1")
+    assert set(journal.kept) == {"q1"} and journal.kept["q1"].full() == _answer("q1")
     assert "line 2 is not an answer (doc_ids: Input should be a valid array)" in caplog.text
     assert caplog.text.count("that question is asked again") == len(bad)
     assert "answers.rejected.jsonl" in caplog.text
@@ -124,3 +124,20 @@ def test_a_journal_that_is_a_folder_is_one_clear_error(tmp_path):
     (tmp_path / "answers.jsonl").mkdir()
     with pytest.raises(JournalUnusable, match="is not a file .a folder.*move it aside"):
         AnswerJournal.open(tmp_path / "answers.jsonl")
+
+
+def test_kept_answers_read_back_whole_after_the_journal_is_repaired(tmp_path):
+    """The run keeps each answer's place in the journal, not the answer (issue 33 item 11): a place that
+    set-aside lines and a cut-short last line moved still reads back the answer written there."""
+    path = tmp_path / "answers.jsonl"
+    answers = [_answer("q1", answer="a" * 300), _answer("q2", answer="b"), _answer("q3", error="boom")]
+    lines = [json.dumps(dataclasses.asdict(a)) for a in answers]
+    bad = json.dumps({"question_id": "q9", "question": 9, "doc_ids": []})
+    path.write_text("\n".join([bad, lines[0], bad, lines[1], lines[2]]) + '\n{"question_id": "q4"', "utf-8")
+    journal = AnswerJournal.open(path)
+    assert {qid: o.full() for qid, o in journal.kept.items()} == {a.question_id: a for a in answers}
+    appended = journal.append(_answer("q4"))
+    assert appended.full() == _answer("q4") and journal.kept["q1"].full() == answers[0]
+    assert {qid: o.full() for qid, o in read_answers(path).items()} == {
+        a.question_id: a for a in [*answers, _answer("q4")]
+    }

@@ -110,6 +110,7 @@ def _live_after_two_waves(small_corpus, tmp_path, keep_results: bool | None) -> 
 
     from evaluate.dataset import strip_gold
     from evaluate.runs.answering import answer_together
+    from evaluate.runs.outcome import Outcome
 
     corpus, index = small_corpus
     items = load_dataset(corpus / "dataset.json")[:8]
@@ -135,7 +136,11 @@ def _live_after_two_waves(small_corpus, tmp_path, keep_results: bool | None) -> 
     program.conclude = concluding
     with dspy.context(lm=brain_lm(), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
         if keep_results is None:
-            answers = answer_together(program, [strip_gold(i) for i in items], 1, False, keep=answered)
+            def keep(out):  # the run's own keeping: its Outcome (evaluate.runs.outcome)
+                answered()
+                return Outcome.of(out)
+
+            answers = answer_together(program, [strip_gold(i) for i in items], 1, False, keep=keep)
             assert len(answers.answered) == 8 and any(a.answer for a in answers.answered)
         else:
             questions = [(item.question, list(item.doc_ids) or None) for item in items]

@@ -1,0 +1,135 @@
+"""Peak memory of a whole dataset run against its question count, this code against a baseline (issue 33 item 11).
+
+    .venv/bin/python -m bench.run_memory --demo DIR [--questions 20] [--baseline TREE] [--concurrency 2]
+
+DIR holds the demo corpus and index (`python -m evaluate.demo --out DIR --no-reader` makes them). The
+demo's questions are repeated with a numbered suffix (distinct prompts and ids, the same documents and
+gold) into datasets of N and 4N questions, and `collate run` answers, scores, writes and logs each (the
+default settings: traces logged to a private MLflow store, no judge) with the rule-based fake reader
+served from this process. TREE: a checkout of the code to compare against (e.g. `git archive COMMIT |
+tar -x -C /tmp/before`), run the same way; omitted, only this tree is measured. Each run is its own
+process: peak RSS is its ru_maxrss (wait4), peak PSS the highest Pss of /proc/PID/smaps_rollup sampled
+every 0.1 s. Printed per run, then per tree the growth per question between N and 4N, and this tree's
+peaks over the baseline's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def repeated_dataset(demo: Path, n: int, path: Path) -> Path:
+    items = json.loads((demo / "corpus" / "dataset.json").read_text(encoding="utf-8"))
+    rows = []
+    for i in range(n):
+        item = dict(items[i % len(items)])
+        item["question"] = f"{item['question']}（第{i}问）"
+        item["question_id"] = f"{item['question_id']}_{i}"
+        rows.append(item)
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def measured_run(tree: Path, dataset: Path, index: Path, work: Path, env: dict, concurrency: int) -> dict:
+    """`collate run` of `dataset` with the code of `tree`, in its own process: its peaks and seconds."""
+    out = work / "run"
+    command = [sys.executable, "-m", "collate", "run", "--dataset", str(dataset), "--index", str(index)]
+    command += ["--out", str(out), "--concurrency", str(concurrency), "--no-judge", "--no-progress"]
+    run_env = {
+        **os.environ,
+        **env,
+        "PYTHONPATH": str(tree),
+        "COLLATE_CACHE": "false",
+        "MLFLOW_TRACKING_URI": f"sqlite:///{work / 'mlflow.db'}",
+    }
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=tree, env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    peak_pss = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.1):
+            peak_pss[0] = max(peak_pss[0], pss_kb(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stderr = proc.stderr.read() if proc.stderr else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"collate run failed ({proc.returncode}) in {tree}: {stderr[-2000:]}")
+    answered = sum(1 for line in (out / "answers.jsonl").open(encoding="utf-8") if line.strip())
+    return {
+        "questions": answered,
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "peak_pss_mb": round(peak_pss[0] / 1024, 1),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--demo", type=Path, default=Path("demo"), help="a demo folder (corpus/ and index/)")
+    p.add_argument("--questions", type=int, default=20, help="N: runs of N and 4N questions (default 20)")
+    p.add_argument("--baseline", type=Path, help="a checkout of the code to compare against")
+    p.add_argument("--concurrency", type=int, default=2)
+    args = p.parse_args(argv)
+    from fakes.brain import Brain
+    from fakes.server import FakeLMServer
+
+    trees = {"baseline": args.baseline.resolve()} if args.baseline else {}
+    trees["this"] = ROOT
+    figures: dict[str, dict[int, dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp, FakeLMServer(Brain()) as server:
+        sizes = (args.questions, 4 * args.questions)
+        datasets = {n: repeated_dataset(args.demo, n, Path(tmp) / f"dataset_{n}.json") for n in sizes}
+        for n in sizes:  # the two trees in turn at each size: a change of load falls on both
+            for name, tree in trees.items():
+                work = Path(tmp) / f"{name}_{n}"
+                work.mkdir()
+                run = measured_run(tree, datasets[n], args.demo / "index", work, server.env(), args.concurrency)
+                figures.setdefault(name, {})[n] = run
+                print(f"{name:8s} {json.dumps(run)}", flush=True)
+    for name, runs in figures.items():
+        small, large = runs[sizes[0]], runs[sizes[1]]
+        grow = {
+            kind: round((large[f"peak_{kind}_mb"] - small[f"peak_{kind}_mb"]) * 1024 / (sizes[1] - sizes[0]), 1)
+            for kind in ("rss", "pss")
+        }
+        print(f"{name:8s} growth per question from {sizes[0]} to {sizes[1]}: RSS {grow['rss']} KB, PSS {grow['pss']} KB")
+    if "baseline" in figures:
+        for n in sizes:
+            this, base = figures["this"][n], figures["baseline"][n]
+            print(
+                f"{n} questions: this tree's peak RSS {this['peak_rss_mb'] / base['peak_rss_mb']:.3f}, "
+                f"peak PSS {this['peak_pss_mb'] / base['peak_pss_mb']:.3f} of the baseline's"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
