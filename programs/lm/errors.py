@@ -3,13 +3,25 @@
 Why: DSPy's HTTP engine ends a read timeout with "raise it with Timeouts(read=...)", a call a
 collate user cannot make; the knob they have is COLLATE_TIMEOUT / --timeout. Failures that are not
 the LM's transport (a bug, a parse error) keep their type and message as before.
+
+An endpoint that refuses a request (HTTP 400) says why in its reply's JSON ("This model's maximum context
+length is ...", the demo reader's "the demo reader cannot answer this: ..."): that sentence is the reason,
+as the endpoint wrote it, without the error's type or model. Through DSPy's LiteLLM engine (an `openai/`
+model on a local server) it arrived as "LMInvalidRequestError: [collate-reader] litellm.BadRequestError:
+OpenAIException - <the sentence>"; LiteLLM's wrapping is also cut from every other reason.
 """
 
 from __future__ import annotations
 
 import re
 
-from dspy.utils.exceptions import LMAuthError, LMError, LMRateLimitError, LMTimeoutError
+from dspy.utils.exceptions import (
+    LMAuthError,
+    LMError,
+    LMInvalidRequestError,
+    LMRateLimitError,
+    LMTimeoutError,
+)
 
 # A library's own remedy, cut from messages we pass on ("... — raise it with Timeouts(read=...) if ...").
 _LIBRARY_REMEDY = re.compile(
@@ -19,6 +31,8 @@ _TIMED_OUT = re.compile(r"timed? ?out|timeout", re.I)
 _REFUSED = re.compile(
     r"connection refused|connect(ion)? ?error|failed to establish|name or service not known", re.I
 )
+# LiteLLM's wrapping of a provider's message: "litellm.BadRequestError: OpenAIException - ".
+_LITELLM_WRAPPING = re.compile(r"litellm\.\w+:\s*(?:\w+Exception\s*-\s*)?")
 _SECONDS = re.compile(r"(?:no bytes for|after|timeout of|read timeout[= ])\s*(\d+(?:\.\d+)?)\s*s", re.I)
 
 TIMEOUT_FIX = (
@@ -34,6 +48,10 @@ def lm_error_reason(error: BaseException) -> str:
     kind = type(error).__name__
     if not isinstance(error, LMError) and not _looks_like_transport(error):
         return f"{kind}: {message}"
+    if isinstance(error, LMInvalidRequestError):  # the endpoint refused the request, and said why
+        said = endpoint_message(error) or _clean(str(getattr(error, "message", "") or message))
+        if said:
+            return said
     cleaned = _clean(message)
     if _REFUSED.search(cleaned) and not isinstance(error, LMTimeoutError):
         return f"could not reach the LM ({kind}: {cleaned}); {REFUSED_FIX}"
@@ -56,5 +74,22 @@ def _looks_like_transport(error: BaseException) -> bool:
     )
 
 
+def endpoint_message(error: BaseException) -> str | None:
+    """The message the endpoint's error reply carried ({"error": {"message": ...}}), as it wrote it:
+    the OpenAI SDK keeps that JSON as `body` on the exception DSPy's own error was raised from."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        body = getattr(cause, "body", None)
+        if isinstance(body, dict):
+            detail = body.get("error", body)
+            said = detail.get("message") if isinstance(detail, dict) else None
+            if isinstance(said, str) and said.strip():
+                return " ".join(said.split())
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def _clean(message: str) -> str:
-    return _LIBRARY_REMEDY.sub("", message).strip()
+    return _LITELLM_WRAPPING.sub("", _LIBRARY_REMEDY.sub("", message)).strip()

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from dspy.utils.exceptions import LMAuthError, LMRateLimitError, LMTimeoutError, LMTransportError
+from dspy.utils.exceptions import (
+    LMAuthError,
+    LMInvalidRequestError,
+    LMRateLimitError,
+    LMServerError,
+    LMTimeoutError,
+    LMTransportError,
+)
 
 from programs.lm.errors import lm_error_reason
 
@@ -30,3 +37,33 @@ def test_other_failures_keep_their_type_and_message():
     assert lm_error_reason(ValueError("bad plan")) == "ValueError: bad plan"
     assert lm_error_reason(LMRateLimitError(message="slow down", model="m")).startswith("LMRateLimitError: ")
     assert "COLLATE_API_KEY" in lm_error_reason(LMAuthError(message="invalid key", model="m"))
+
+
+class _SdkError(Exception):
+    """As the OpenAI SDK raises a 400: the endpoint's JSON error kept as `body`."""
+
+    def __init__(self, message: str, body: dict):
+        super().__init__(message)
+        self.body = body
+
+
+def _refused(said: str) -> LMInvalidRequestError:
+    """The chain DSPy's LiteLLM engine raises for a 400, wrapping included (as seen from the reader)."""
+    wrapped = f"litellm.BadRequestError: OpenAIException - {said}"
+    try:
+        try:
+            raise _SdkError(f"Error code: 400 - {said}", {"message": said, "type": "invalid_request_error"})
+        except _SdkError as sdk:
+            raise LMInvalidRequestError(message=wrapped, model="collate-reader", status=400) from sdk
+    except LMInvalidRequestError as e:
+        return e
+
+
+def test_a_refused_request_is_the_endpoints_own_sentence_without_litellms_wrapping():
+    said = "the demo reader cannot answer this: it is rule-based, not a language model; set COLLATE_LM"
+    assert lm_error_reason(_refused(said)) == said
+
+
+def test_litellms_wrapping_is_cut_where_no_endpoint_message_is_kept():
+    error = LMServerError(message="litellm.InternalServerError: OpenAIException - overloaded", model="m")
+    assert lm_error_reason(error) == "LMServerError: [m] overloaded"
