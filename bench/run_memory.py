@@ -111,16 +111,22 @@ def main(argv=None) -> int:
             for name, tree in trees.items():
                 work = Path(tmp) / f"{name}_{n}"
                 work.mkdir()
-                run = measured_run(tree, datasets[n], args.demo / "index", work, server.env(), args.concurrency)
+                run = measured_run(
+                    tree, datasets[n], args.demo / "index", work, server.env(), args.concurrency
+                )
                 figures.setdefault(name, {})[n] = run
                 print(f"{name:8s} {json.dumps(run)}", flush=True)
     for name, runs in figures.items():
         small, large = runs[sizes[0]], runs[sizes[1]]
         grow = {
-            kind: round((large[f"peak_{kind}_mb"] - small[f"peak_{kind}_mb"]) * 1024 / (sizes[1] - sizes[0]), 1)
+            kind: round(
+                (large[f"peak_{kind}_mb"] - small[f"peak_{kind}_mb"]) * 1024 / (sizes[1] - sizes[0]), 1
+            )
             for kind in ("rss", "pss")
         }
-        print(f"{name:8s} growth per question from {sizes[0]} to {sizes[1]}: RSS {grow['rss']} KB, PSS {grow['pss']} KB")
+        print(
+            f"{name:8s} growth per question from {sizes[0]} to {sizes[1]}: RSS {grow['rss']} KB, PSS {grow['pss']} KB"
+        )
     if "baseline" in figures:
         for n in sizes:
             this, base = figures["this"][n], figures["baseline"][n]

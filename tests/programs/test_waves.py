@@ -136,6 +136,7 @@ def _live_after_two_waves(small_corpus, tmp_path, keep_results: bool | None) -> 
     program.conclude = concluding
     with dspy.context(lm=brain_lm(), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
         if keep_results is None:
+
             def keep(out):  # the run's own keeping: its Outcome (evaluate.runs.outcome)
                 answered()
                 return Outcome.of(out)
