@@ -1,12 +1,15 @@
 """Peak memory of a whole dataset run against its question count, this code against a baseline (issue 33 item 11).
 
-    .venv/bin/python -m bench.run_memory --demo DIR [--questions 20] [--baseline TREE] [--concurrency 2]
+    .venv/bin/python -m bench.run_memory --demo DIR [--questions 12] [--wave-size 4] [--baseline TREE]
+                                         [--concurrency 2]
 
 DIR holds the demo corpus and index (`python -m evaluate.demo --out DIR --no-reader` makes them). The
 demo's questions are repeated with a numbered suffix (distinct prompts and ids, the same documents and
 gold) into datasets of N and 4N questions, and `collate run` answers, scores, writes and logs each (the
 default settings: traces logged to a private MLflow store, no judge) with the rule-based fake reader
-served from this process. TREE: a checkout of the code to compare against (e.g. `git archive COMMIT |
+served from this process, in waves of --wave-size questions (COLLATE_WAVE_SIZE): a wave's plans and
+passages are in memory while it is answered (~6 MB a question in one wave of 60), so waves smaller than
+N leave what the run keeps of each finished question to the growth from N to 4N. TREE: a checkout of the code to compare against (e.g. `git archive COMMIT |
 tar -x -C /tmp/before`), run the same way; omitted, only this tree is measured. Each run is its own
 process: peak RSS is its ru_maxrss (wait4), peak PSS the highest Pss of /proc/PID/smaps_rollup sampled
 every 0.1 s. Printed per run, then per tree the growth per question between N and 4N, and this tree's
@@ -50,7 +53,9 @@ def pss_kb(pid: int) -> int:
     return 0
 
 
-def measured_run(tree: Path, dataset: Path, index: Path, work: Path, env: dict, concurrency: int) -> dict:
+def measured_run(
+    tree: Path, dataset: Path, index: Path, work: Path, env: dict, concurrency: int, wave_size: int
+) -> dict:
     """`collate run` of `dataset` with the code of `tree`, in its own process: its peaks and seconds."""
     out = work / "run"
     command = [sys.executable, "-m", "collate", "run", "--dataset", str(dataset), "--index", str(index)]
@@ -60,6 +65,7 @@ def measured_run(tree: Path, dataset: Path, index: Path, work: Path, env: dict, 
         **env,
         "PYTHONPATH": str(tree),
         "COLLATE_CACHE": "false",
+        "COLLATE_WAVE_SIZE": str(wave_size),
         "MLFLOW_TRACKING_URI": f"sqlite:///{work / 'mlflow.db'}",
     }
     start = time.perf_counter()
@@ -94,7 +100,8 @@ def measured_run(tree: Path, dataset: Path, index: Path, work: Path, env: dict, 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--demo", type=Path, default=Path("demo"), help="a demo folder (corpus/ and index/)")
-    p.add_argument("--questions", type=int, default=20, help="N: runs of N and 4N questions (default 20)")
+    p.add_argument("--questions", type=int, default=12, help="N: runs of N and 4N questions (default 12)")
+    p.add_argument("--wave-size", type=int, default=4, help="questions planned at once (default 4)")
     p.add_argument("--baseline", type=Path, help="a checkout of the code to compare against")
     p.add_argument("--concurrency", type=int, default=2)
     args = p.parse_args(argv)

@@ -8,7 +8,9 @@ question on its own thread. Threads run in a copy of the caller's context, becau
 settings (LM, adapter, usage tracker) in context variables. A question whose program raised or
 returned an error (no plan, no document readable) is failed, with its reason, never answered.
 Each question's outcome can be kept the moment it is finished (evaluate.runs.journal), and the questions
-a stopped run already answered are not asked again (evaluate.runs.resume).
+a stopped run already answered are not asked again (evaluate.runs.resume). What stays in memory of a
+finished question is its Outcome (evaluate.runs.outcome), the rest being in the journal: a run's memory
+does not grow with its questions' traces (issue 33 item 11).
 """
 
 from __future__ import annotations
@@ -235,7 +237,7 @@ def answer_together(
             concurrency,
             on_answered=finished,
             on_document=documents,
-            keep_results=False,  # `finished` keeps each one's JSON: a finished wave's results leave memory
+            keep_results=False,  # `finished` keeps each one's Outcome: a finished wave's results leave memory
         )
     finally:
         documents.close()
