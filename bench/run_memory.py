@@ -119,7 +119,13 @@ def main(argv=None) -> int:
                 work = Path(tmp) / f"{name}_{n}"
                 work.mkdir()
                 run = measured_run(
-                    tree, datasets[n], args.demo / "index", work, server.env(), args.concurrency
+                    tree,
+                    datasets[n],
+                    args.demo / "index",
+                    work,
+                    server.env(),
+                    args.concurrency,
+                    args.wave_size,
                 )
                 figures.setdefault(name, {})[n] = run
                 print(f"{name:8s} {json.dumps(run)}", flush=True)
