@@ -4,16 +4,18 @@
                                          [--concurrency 2]
 
 DIR holds the demo corpus and index (`python -m evaluate.demo --out DIR --no-reader` makes them). The
-demo's questions are repeated with a numbered suffix (distinct prompts and ids, the same documents and
-gold) into datasets of N and 4N questions, and `collate run` answers, scores, writes and logs each (the
-default settings: traces logged to a private MLflow store, no judge) with the rule-based fake reader
-served from this process, in waves of --wave-size questions (COLLATE_WAVE_SIZE): a wave's plans and
-passages are in memory while it is answered (~6 MB a question in one wave of 60), so waves smaller than
-N leave what the run keeps of each finished question to the growth from N to 4N. TREE: a checkout of the code to compare against (e.g. `git archive COMMIT |
-tar -x -C /tmp/before`), run the same way; omitted, only this tree is measured. Each run is its own
-process: peak RSS is its ru_maxrss (wait4), peak PSS the highest Pss of /proc/PID/smaps_rollup sampled
-every 0.1 s. Printed per run, then per tree the growth per question between N and 4N, and this tree's
-peaks over the baseline's.
+first --distinct demo questions are repeated with a numbered suffix (distinct prompts and ids, the same
+documents and gold) into datasets of N and 4N questions, and `collate run` answers, scores, writes and
+logs each (default settings: question traces to a private MLflow store, no judge) with the rule-based
+fake reader served from this process. What else grows with a run is held fixed, so that the growth
+from N to 4N is what the run keeps of each finished question: both runs open the same documents (the
+index store caches up to 64 documents' indexes: 4 -> 16 demo questions, each over new documents, took
+the peak from 448 to 584 MB), and questions are planned in waves of --wave-size (COLLATE_WAVE_SIZE; a
+wave's plans and passages are in memory while it is answered). TREE: a checkout of the code to compare
+against (e.g. `git archive COMMIT | tar -x -C /tmp/before`), run the same way; omitted, only this tree
+is measured. Each run is its own process: peak RSS is its ru_maxrss (wait4), peak PSS the highest Pss
+of /proc/PID/smaps_rollup sampled every 0.1 s. Printed per run, then per tree the growth per question
+from N to 4N, and this tree's peaks over the baseline's.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def repeated_dataset(demo: Path, n: int, path: Path) -> Path:
-    items = json.loads((demo / "corpus" / "dataset.json").read_text(encoding="utf-8"))
+def repeated_dataset(demo: Path, n: int, path: Path, distinct: int) -> Path:
+    """n questions: the first `distinct` demo questions in turn, each with a numbered suffix and id."""
+    items = json.loads((demo / "corpus" / "dataset.json").read_text(encoding="utf-8"))[:distinct]
     rows = []
     for i in range(n):
         item = dict(items[i % len(items)])
@@ -102,6 +105,7 @@ def main(argv=None) -> int:
     p.add_argument("--demo", type=Path, default=Path("demo"), help="a demo folder (corpus/ and index/)")
     p.add_argument("--questions", type=int, default=12, help="N: runs of N and 4N questions (default 12)")
     p.add_argument("--wave-size", type=int, default=4, help="questions planned at once (default 4)")
+    p.add_argument("--distinct", type=int, default=4, help="demo questions repeated (default 4)")
     p.add_argument("--baseline", type=Path, help="a checkout of the code to compare against")
     p.add_argument("--concurrency", type=int, default=2)
     args = p.parse_args(argv)
@@ -113,7 +117,9 @@ def main(argv=None) -> int:
     figures: dict[str, dict[int, dict]] = {}
     with tempfile.TemporaryDirectory() as tmp, FakeLMServer(Brain()) as server:
         sizes = (args.questions, 4 * args.questions)
-        datasets = {n: repeated_dataset(args.demo, n, Path(tmp) / f"dataset_{n}.json") for n in sizes}
+        datasets = {
+            n: repeated_dataset(args.demo, n, Path(tmp) / f"dataset_{n}.json", args.distinct) for n in sizes
+        }
         for n in sizes:  # the two trees in turn at each size: a change of load falls on both
             for name, tree in trees.items():
                 work = Path(tmp) / f"{name}_{n}"
