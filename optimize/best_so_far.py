@@ -41,8 +41,13 @@ def snapshot(program: dspy.Module) -> Snapshot:
 def same_state(a: Snapshot, b: Snapshot) -> bool:
     """The same predictors with the same demos and instructions (the signature objects are copies)."""
     return a.keys() == b.keys() and all(
-        a[name][0] == b[name][0] and a[name][1].instructions == b[name][1].instructions for name in a
+        a[name][0] == b[name][0] and instructions(a[name][1]) == instructions(b[name][1]) for name in a
     )
+
+
+def instructions(signature: type) -> str:
+    """A DSPy signature class's instructions (typed `type` in a Snapshot)."""
+    return str(getattr(signature, "instructions", ""))
 
 
 def adopt(student: dspy.Module, state: Snapshot) -> dspy.Module:
