@@ -106,14 +106,26 @@ def build(args, settings: Settings, store):
     return program
 
 
-def missing_lines(missing) -> list[str]:
-    """One line per document not read; when every one failed for the same reason (the plan failed: each
-    document carries it), one line naming how many: 56 identical lines buried the reason before."""
+def missing_lines(missing, error: str | None = None) -> list[str]:
+    """One line per document not read; when every one failed for the same reason, one line naming how
+    many: 56 identical lines buried the reason before. Documents whose reason is the question's `error`
+    (the plan failed: each document carries it) get none: the closing error line says it once."""
+    missing = [m for m in missing if not error or m.reason != error]
     reasons = {(m.stage, m.reason) for m in missing}
     if len(missing) > 1 and len(reasons) == 1:
         stage, reason = reasons.pop()
         return [f"missing: all {len(missing)} documents in scope ({stage}): {reason}"]
     return [f"missing: {m.doc_id} ({m.stage}): {m.reason}" for m in missing]
+
+
+def spent_nothing(stages: dict) -> bool:
+    """No call of any stage was answered (each one an LM error) and no token was counted."""
+    return not any(
+        int(c.get("calls", 0)) > int(c.get("lm_errors", 0))
+        or int(c.get("tokens_in", 0))
+        or int(c.get("tokens_out", 0))
+        for c in stages.values()
+    )
 
 
 def facts_saved(pred) -> int:
@@ -275,14 +287,17 @@ def main(argv=None) -> int:
             print(pred.answer)
             if pred.coverage_line:
                 print(pred.coverage_line)
-        for line in missing_lines(pred.missing):
+        for line in missing_lines(pred.missing, error):
             print(line, file=sys.stderr)
     # Beside the answer, never in it: stdout stays the answer (or the one JSON object with --json).
-    trouble = trouble_line(lm_stages)
-    if trouble:
-        print(trouble, file=sys.stderr)
-    for line in cost_lines(lm_stages, figures=cost):
-        print(line, file=sys.stderr)
+    # A question that failed before the LM answered anything (the demo reader's refusal, a dead plan
+    # call) spent nothing: its error line is the whole story, not a 0-token cost block around it.
+    if not (error and spent_nothing(lm_stages)):
+        trouble = trouble_line(lm_stages)
+        if trouble:
+            print(trouble, file=sys.stderr)
+        for line in cost_lines(lm_stages, figures=cost):
+            print(line, file=sys.stderr)
     if cascade:
         print(cascade_line(cascade), file=sys.stderr)
     if error:  # no plan, or not one document read: failed, not answered

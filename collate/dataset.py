@@ -1,7 +1,7 @@
 """`collate dataset`: start a dataset of your own questions over your own collection, and check one.
 
     collate dataset new --catalog catalog.jsonl --out my.json "QUESTION" ... [--questions FILE.txt]
-                        [--years 2022 2023] [--doctypes 10k] [--symbols AMD PEP] [--force]
+                        [--years 2022,2023] [--doctypes 10k] [--symbols AMD,PEP] [--force]
     collate dataset check my.json [--index I]
 
 `new` writes one MuDABench-format item per question (the format `collate run`, `score` and `compile`
@@ -73,6 +73,12 @@ def new(args) -> int:
         ]
     if not questions:
         raise BadInput('give the questions: collate dataset new --catalog C --out my.json "QUESTION" ...')
+    for q in questions:  # `--years 2022 2023`, the old spelling, leaves 2023 as a question
+        if not any(ch.isalpha() for ch in q):
+            raise BadInput(
+                f"{q!r} is not a question: give several years, doctypes or symbols as one comma list "
+                "(--years 2022,2023)"
+            )
     docs = [
         d
         for d in Catalog.load(args.catalog).documents()

@@ -333,6 +333,24 @@ class IntermixedParser(argparse.ArgumentParser):
     intermixed = True
 
 
+def comma_list(kind, what: str):
+    """An argparse type: "2022,2023" -> [2022, 2023] (blank items dropped), each converted by `kind`."""
+
+    def parse(text: str) -> list:
+        items = [part.strip() for part in text.split(",") if part.strip()]
+        try:
+            values = [kind(item) for item in items]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: give {what} as a comma list, e.g. 2022,2023"
+            ) from None
+        if not values:
+            raise argparse.ArgumentTypeError(f"{text!r}: give at least one of the {what}")
+        return values
+
+    return parse
+
+
 def dataset() -> argparse.ArgumentParser:
     p = IntermixedParser(
         prog="collate dataset",
@@ -345,9 +363,29 @@ def dataset() -> argparse.ArgumentParser:
     p.add_argument("--catalog", help="new: the collection's catalog.jsonl (collate catalog)")
     p.add_argument("--out", help="new: the dataset to write (.json)")
     p.add_argument("--questions", help="new: a text file, one question a line (besides any given)")
-    p.add_argument("--years", type=int, nargs="+", help="new: only documents of these fiscal years in scope")
-    p.add_argument("--doctypes", nargs="+", help="new: only documents of these doctypes in scope")
-    p.add_argument("--symbols", nargs="+", help="new: only documents of these symbols in scope")
+    # One value each, a comma list (repeatable): with nargs="+", `--years 2022 "QUESTION"` took the
+    # question for a year, so the questions could only come before these flags.
+    p.add_argument(
+        "--years",
+        type=comma_list(int, "fiscal years"),
+        action="extend",
+        metavar="Y[,Y...]",
+        help="new: only documents of these fiscal years in scope (2022,2023)",
+    )
+    p.add_argument(
+        "--doctypes",
+        type=comma_list(str, "doctypes"),
+        action="extend",
+        metavar="T[,T...]",
+        help="new: only documents of these doctypes in scope (10k,10q)",
+    )
+    p.add_argument(
+        "--symbols",
+        type=comma_list(str, "symbols"),
+        action="extend",
+        metavar="S[,S...]",
+        help="new: only documents of these symbols in scope (AMD,PEP)",
+    )
     p.add_argument("--force", action="store_true", help="new: overwrite --out")
     p.add_argument("--index", help="check: also check that every document is in this index")
     return p

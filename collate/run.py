@@ -19,16 +19,15 @@ from evaluate.matching.scoring import unanswered_warnings
 from evaluate.runs import store_log
 from evaluate.runs.evaluation import (
     FLAT_VARIANTS,
+    RunIdentity,
     all_failed,
     build_variant,
     evaluate_program,
     format_summary,
-    judge_tags,
     logger,
     make_judge,
-    program_state,
-    run_labels,
-    run_params,
+    run_identity,
+    scored_run,
     variant_name,
     variant_tags,
 )
@@ -136,8 +135,8 @@ def _run(argv, lm_checked: bool, resume: str | None, held: contextlib.ExitStack)
     kept = store_log.scored_from_folder(out_dir, [item.question_id for item in items])
     if kept is not None and (args.log_only or StoreRecord.read(out_dir).pending):
         # scored to the end, but not (all) in the store: logged as it was, nothing asked or scored again
-        logged = run_params(settings, variant, items, job.concurrency, judge, job.params)
-        return log_kept(args, job, program, items, kept, {**job.tags, **judge_tags(judge)}, logged)
+        identity = run_identity(job, program, items, settings, judge)
+        return log_kept(job, identity, program, items, kept)
     if resumed := resumed_line(journal, items):
         print(resumed, file=sys.stderr)
     try:
@@ -188,41 +187,18 @@ def store_retry_line(reason: str, wait: float) -> None:
     print(f"MLflow store fault ({reason}): trying again in {wait:g} s", file=sys.stderr, flush=True)
 
 
-def log_kept(args, job: RunJob, program, items, kept, tags: dict, params: dict) -> int:
+def log_kept(job: RunJob, identity: RunIdentity, program, items, kept) -> int:
     """--log-only (or a rerun of a folder whose logging faulted): log its kept scores into its MLflow run."""
     summary, answered, scores = kept
-    out_dir, program_file = job.out_dir, job.program_file
-    labels = run_labels(
-        summary["variant"],
-        compiled.program_hash(program),
-        dataset_hash(items),
-        args.split,
-        len(items),
-        str(args.dataset),
-    )
-    name, run_tags, questions = labels[0], {**labels[1], **tags}, labels[2]
+    out_dir = job.out_dir
     record = StoreRecord.read(out_dir)
     if record.logged:
         print(f"{out_dir} is logged already: MLflow run {record.run_id} in {tracking.tracking_uri()}")
         return 0
-    scored = store_log.ScoredRun(
-        out_dir,
-        name,
-        params,
-        run_tags,
-        questions,
-        summary,
-        answered,
-        scores,
-        gold={item.question_id: item.final_answer for item in items},
-        program_file=program_file,
-        program_state=program_state(program),
-        failure="every question failed" if all_failed(summary) else "",
-        traces=not args.no_autolog,
-    )
+    scored = scored_run(job, identity, program, items, summary, answered, scores)
     print_scores(summary, out_dir)
     try:
-        run = store_log.open_run(out_dir, name, run_tags, on_retry=store_retry_line)
+        run = store_log.open_run(out_dir, identity.name, identity.tags, on_retry=store_retry_line)
         run_id = store_log.log_scored(run, scored, on_retry=store_retry_line)
     except tracking.StoreFault as fault:
         print(f"error: {store_log.store_line(out_dir, str(fault))}", file=sys.stderr)

@@ -97,7 +97,7 @@ class Analyst(dspy.Module):
             self.code_writer.sandboxes.discard()
             analysis = no_records()
         if analysis.refusal:  # nothing was computed: the question fails, and no answer call is paid
-            logger.error(analysis.refusal[:300])
+            logger.info(analysis.refusal[:300])  # result.error carries it; the caller says it once
             answered = Answer(answer=f"No answer: {analysis.refusal}")
         else:
             answered = self.answerer(
@@ -132,7 +132,9 @@ class Analyst(dspy.Module):
 
     def unplanned(self, question: str, scope: list[str] | None, error: Exception) -> ProgramResult:
         reason = f"planning failed: {lm_error_reason(error)}"[:500]
-        logger.error(reason)
+        # Said once, by the caller: `collate ask` ends on "error: no answer: <reason>", a run logs
+        # "question Q failed: <reason>". Logged here as an error too, the user read it twice (-v shows it).
+        logger.info(reason)
         missing = [
             DocumentFailure(doc_id=d.id, stage="plan", reason=reason)
             for d in self.catalog.select(None, within=scope)

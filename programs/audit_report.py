@@ -13,12 +13,15 @@ layer the way the fact check locates it (factcheck.quotes), and pdfium gives the
 those characters. A quote in the parsed table reading ("2022年 | 资本充足率 | 15.44%") is not one run
 of the text layer, so its cells are located and boxed one by one. A page read by OCR has no text layer:
 its quote is located in the lines OCR read (`ocr_lookup`, IndexStore.ocr_lines) and boxed from theirs.
+
+The markup is a Jinja2 template, programs/templates/audit_report.html.j2 (package data), rendered with
+autoescape on: this module hands it plain strings and numbers, so no value (a question, a record cell or a
+quote holding "<script>") can become markup, and the look is edited in one file of HTML and CSS.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import logging
 import re
@@ -27,6 +30,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pypdfium2 as pdfium
+from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from factcheck.quotes import fold, fold_with_offsets, locate
 from retrievers.catalog_draft.rules_en import read_us_filing
@@ -50,25 +54,14 @@ ASCII_WORD = re.compile(r"[0-9A-Za-z]")
 PdfLookup = Callable[[str], "str | Path | None"] | Mapping[str, "str | Path"]
 OcrLookup = Callable[[str, int], "list[OcrLine]"]  # (doc id, page) -> what OCR read there, [] if not OCR'd
 
-STYLE = """
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","PingFang SC",sans-serif;
- margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d1d1f}
-h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
-pre{background:#f6f8fa;padding:.8rem;overflow:auto;white-space:pre-wrap}
-#answer{font-size:1.15rem;background:#eef6ee;padding:.8rem;border-left:4px solid #3a8f3a}
-#coverage{color:#555}
-.scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.9rem}td,th{border:1px solid #ddd;padding:.25rem .5rem;text-align:left}
-td.num{text-align:right}
-.badge{font-size:.75rem;padding:0 .35rem;border-radius:.6rem;margin-left:.3rem;white-space:nowrap}
-.verified{background:#d8f0d8}.page_corrected{background:#fff0c2}
-.value_not_in_quote,.quote_not_found,.unit_mismatch{background:#f8d0d0}.not_disclosed,.unchecked{background:#e8e8e8}
-section.quote{margin:1.5rem 0;padding-top:.5rem;border-top:1px dashed #ccc}
-blockquote{margin:.5rem 0;padding:.4rem .8rem;border-left:4px solid #e6b800;background:#fffbe6}
-mark.quote-text{background:#ffe680}
-.page{position:relative;border:1px solid #bbb;margin-top:.5rem;display:inline-block}
-.page img{display:block}
-.hl{position:absolute;background:rgba(255,214,0,.45);outline:2px solid rgba(230,150,0,.9)}
-"""
+# autoescape: every value is text; StrictUndefined: a name the template expects and is not given fails
+TEMPLATES = Environment(
+    loader=PackageLoader("programs", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 
 def render_report(
@@ -94,34 +87,29 @@ def render_report(
     pages = _PageCache(pdf_lookup, ocr_lookup)
     try:
         names = _document_names(records, facts, pages)
-        body = [
-            f"<h1>{_e(title or 'Audit report')}</h1>",
-            f'<h2>Question</h2><p id="question">{_e(question)}</p>',
-            f'<h2>Answer</h2><div id="answer">{_e(answer)}</div>',
-            f'<p id="coverage">{_e(coverage)}</p>' if coverage else "",
-            '<h2>Computation</h2><pre id="code">' + _e(code or "(no code)") + "</pre>",
-            '<h3>Output</h3><pre id="code-output">' + _e(code_output or "(no output)") + "</pre>",
-            "<h2>Records</h2>" + _records_table(records, facts, anchors, names, unit_mismatches or []),
-            "<h2>Quotes</h2>"
-            + "".join(
-                _quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages, names) for f in facts
-            ),
-        ]
+        table = _records_table(records, facts, anchors, names, unit_mismatches or [])
+        quotes = [_quote_section(f, anchors[(f.get("doc_id"), f.get("field"))], pages, names) for f in facts]
     finally:
         pages.close()
-    lang = "zh" if re.search(r"[\u4e00-\u9fff]", question) else "en"
-    document = (
-        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-        f"<title>{_e(title or question[:80])}</title><style>{STYLE}</style></head>"
-        f"<body>{''.join(body)}</body></html>"
+    document = TEMPLATES.get_template("audit_report.html.j2").render(
+        lang="zh" if re.search(r"[\u4e00-\u9fff]", question) else "en",
+        page_title=title or question[:80],
+        title=title or "Audit report",
+        question=question,
+        answer=answer,
+        coverage=coverage,
+        code=code or "(no code)",
+        code_output=code_output or "(no output)",
+        table=table,
+        quotes=quotes,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document, encoding="utf-8")
     return path
 
 
-def _e(value) -> str:
-    return html.escape("" if value is None else str(value))
+def _text(value) -> str:
+    return "" if value is None else str(value)
 
 
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
@@ -178,15 +166,13 @@ def _status(fact: dict) -> tuple[str, str, int | None]:
     return "unchecked", "", fact.get("page")
 
 
-def _badge(status: str) -> str:
-    return f'<span class="badge {_e(status)}">{_e(status.replace("_", " "))}</span>'
-
-
 def _records_table(
     records: list[dict], facts: list[dict], anchors: dict, names: dict[str, str], unit_mismatches: list[dict]
-) -> str:
+) -> dict | None:
+    """The records table's columns and cells (None: no records): each cell its text as printed, whether it
+    is a number, its fact's quote anchor and check status, and why its units differ from its field's."""
     if not records:
-        return "<p>(no records)</p>"
+        return None
     by_key = {(f.get("doc_id"), f.get("field")): f for f in facts}
     off_unit = {
         (doc_id, m["field"]): f"~{round(m['ratio']):,}x {m['side']} the other {m['others']}"
@@ -196,54 +182,50 @@ def _records_table(
     columns: list[str] = ["document"]
     for record in records:
         columns += [c for c in record if c not in columns]
-    rows = [
-        '<div class="scroll"><table id="records"><thead><tr>'
-        + "".join(f"<th>{_e(c)}</th>" for c in columns)
-        + "</tr></thead><tbody>"
-    ]
+    rows = []
     for record in records:
         cells = []
         doc_id = record.get("id", record.get("doc_id"))
         for column in columns:
             value = names.get(str(doc_id), "") if column == "document" else record.get(column)
-            text = _e(value if column in IDENTITY_FIELDS else as_printed(value))
             fact = by_key.get((doc_id, column))
-            css = ' class="num"' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
-            if fact is not None:
-                status = _status(fact)[0]
-                text = f'<a href="#{anchors[(doc_id, column)]}">{text or "—"}</a>{_badge(status)}'
-            if (doc_id, column) in off_unit:
-                why = _e(f"units differ: {off_unit[(doc_id, column)]}")
-                text += f'<span class="badge unit_mismatch" title="{why}">units?</span>'
-            cells.append(f"<td{css}>{text}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return "".join(rows) + "</tbody></table></div>"
+            cells.append(
+                {
+                    "text": _text(value if column in IDENTITY_FIELDS else as_printed(value)),
+                    "num": isinstance(value, (int, float)) and not isinstance(value, bool),
+                    "anchor": anchors[(doc_id, column)] if fact is not None else None,
+                    "status": _status(fact)[0] if fact is not None else None,
+                    "units": off_unit.get((doc_id, column)),
+                }
+            )
+        rows.append(cells)
+    return {"columns": columns, "rows": rows}
 
 
-def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, str]) -> str:
+def _quote_section(fact: dict, anchor: str, pages: _PageCache, names: dict[str, str]) -> dict:
+    """One quote's section: the fact, its check, its scale and the page it stands on with the quote boxed."""
     status, reason, page = _status(fact)
     doc_id, quote = fact.get("doc_id"), fact.get("quote") or ""
     page = page or fact.get("page")
-    unit = f" {fact['unit']}" if fact.get("unit") else ""
-    head = (
-        f'<h3 title="{_e(doc_id)}">{_e(names.get(str(doc_id), doc_id))} · {_e(fact.get("field"))} = '
-        f"{_e(as_printed(fact.get('value')))}{_e(unit)} · page {_e(page if page else '?')}{_badge(status)}</h3>"
-    )
-    parts = [f'<section class="quote" id="{anchor}">', head]
-    parts.append(
-        f'<blockquote><mark class="quote-text">{_e(quote)}</mark></blockquote>'
-        if quote
-        else "<p>(no quote)</p>"
-    )
-    if reason:
-        parts.append(f'<p class="reason">{_e(reason)}</p>')
+    scale_line = None
     if fact.get("scale_source"):  # the amount's scale and where it was read, or why it could not be
         scale = fact.get("scale")
         said = f"scale x{scale:,.0f}: " if isinstance(scale, (int, float)) and scale != 1 else "scale: "
-        parts.append(f'<p class="scale">{_e(said + str(fact["scale_source"]))}</p>')
-    if quote and page and doc_id:
-        parts.append(pages.figure(str(doc_id), int(page), quote))
-    return "".join(parts) + "</section>"
+        scale_line = said + str(fact["scale_source"])
+    return {
+        "anchor": anchor,
+        "doc_id": _text(doc_id),
+        "name": _text(names.get(str(doc_id), doc_id)),
+        "field": _text(fact.get("field")),
+        "value": as_printed(fact.get("value")),
+        "unit": f" {fact['unit']}" if fact.get("unit") else "",
+        "page": page if page else "?",
+        "status": status,
+        "quote": quote,
+        "reason": reason,
+        "scale": scale_line,
+        "figure": pages.figure(str(doc_id), int(page), quote) if quote and page and doc_id else None,
+    }
 
 
 class _PageCache:
@@ -286,12 +268,13 @@ class _PageCache:
         found = (read_a_share if han > len(text) * 0.05 else read_us_filing)(text).get("company")
         return str(found.value) if found else None
 
-    def figure(self, doc_id: str, number: int, quote: str) -> str:
+    def figure(self, doc_id: str, number: int, quote: str) -> dict:
+        """The page as a PNG (base64) with the quote's boxes in image pixels, or {"missing": why not}."""
         pdf = self._pdf(doc_id)
         if pdf is None:
-            return f'<p class="missing">(page image unavailable: no PDF found for {_e(doc_id)})</p>'
+            return {"missing": f"(page image unavailable: no PDF found for {doc_id})"}
         if not 1 <= number <= len(pdf):
-            return f'<p class="missing">(page {number} is outside the document\'s {len(pdf)} pages)</p>'
+            return {"missing": f"(page {number} is outside the document's {len(pdf)} pages)"}
         page = pdf[number - 1]
         try:
             key = (doc_id, number)
@@ -310,20 +293,7 @@ class _PageCache:
                 boxes = ocr_quote_boxes(self.ocr_lookup(doc_id, number), quote, page.get_height())
         finally:
             page.close()
-        overlay = "".join(
-            f'<div class="hl" data-quote="{_e(quote)}" style="left:{x:.1f}px;top:{y:.1f}px;width:{w:.1f}px;height:{h:.1f}px"></div>'
-            for x, y, w, h in boxes
-        )
-        note = (
-            ""
-            if boxes
-            else '<p class="reason">(the quote could not be located in the page\'s text layer or OCR text)</p>'
-        )
-        return (
-            f'{note}<div class="page" style="width:{width}px;height:{height}px">'
-            f'<img alt="{_e(doc_id)} page {number}" width="{width}" height="{height}" src="data:image/png;base64,{data}">'
-            f"{overlay}</div>"
-        )
+        return {"number": number, "width": width, "height": height, "data": data, "boxes": boxes}
 
     def close(self) -> None:
         for pdf in self.pdfs.values():

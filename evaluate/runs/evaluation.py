@@ -192,15 +192,10 @@ def evaluate_program(
     """
     out_dir, variant, budget, dataset_file = job.out_dir, job.variant, job.budget, job.dataset_file
     out_dir.mkdir(parents=True, exist_ok=True)
-    items_hash, state_hash = dataset_hash(items), compiled.program_hash(program)
-    all_params = run_params(settings, variant, items, job.concurrency, judge, job.params)
-    name, run_tags, questions = run_labels(
-        variant, state_hash, items_hash, job.part, len(items), dataset_file
-    )
-    run_tags = {**run_tags, **judge_tags(judge), **job.tags}
+    identity = run_identity(job, program, items, settings, judge)
     # Opened first, so the UI shows the run while its questions are asked; only the store's own calls are
     # inside a retry, and nothing below waits on the store until the scores are on disk and printed.
-    run = store_log.open_run(out_dir, name, run_tags, on_retry=on_retry)
+    run = store_log.open_run(out_dir, identity.name, identity.tags, on_retry=on_retry)
     try:
         resumed = journal.answered(item.question_id for item in items) if journal is not None else {}
         lm_counts = RunCounts(program)  # this run's calls only, not an earlier run's in this process
@@ -253,18 +248,60 @@ def evaluate_program(
         "variant": variant,
         "run_id": run.run_id,
         "tracking_uri": tracking.tracking_uri(),
-        "inputs": run_inputs(all_params, settings, dataset_file),  # nested: no metric of its own
+        "inputs": run_inputs(identity.params, settings, dataset_file),  # nested: no metric of its own
     }
     write_outputs(out_dir, answered, scores, summary, rag=variant in FLAT_VARIANTS)
     write_reports(out_dir, answered, getattr(store, "pdf_path", None), getattr(store, "ocr_lines", None))
     if on_scored is not None:  # the scores are printed before the store is written (it may be locked)
         on_scored(summary)
-    scored = store_log.ScoredRun(
-        out_dir,
-        name,
-        all_params,
-        run_tags,
-        questions,
+    scored = scored_run(job, identity, program, items, summary, answered, scores)
+    store_log.log_scored(run, scored, on_retry=on_retry)
+    return RunResult(summary, out_dir, run.run_id, answered)
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """How the store shows a run: its name, tags, dataset input and params."""
+
+    name: str
+    tags: dict
+    questions: dict  # the dataset input: name, digest, context (the split), source
+    params: dict
+
+
+def run_identity(job: RunJob, program, items: list[DatasetItem], settings: Settings, judge) -> RunIdentity:
+    """The run's name, tags, dataset input and params, from its job, program, questions and settings."""
+    name, tags, questions = run_labels(
+        job.variant,
+        compiled.program_hash(program),
+        dataset_hash(items),
+        job.part,
+        len(items),
+        job.dataset_file,
+    )
+    params = run_params(settings, job.variant, items, job.concurrency, judge, job.params)
+    return RunIdentity(name, {**tags, **judge_tags(judge), **job.tags}, questions, params)
+
+
+def scored_run(
+    job: RunJob,
+    identity: RunIdentity,
+    program,
+    items: list[DatasetItem],
+    summary: dict,
+    answered: list[Answered],
+    scores: list[dict],
+) -> store_log.ScoredRun:
+    """What a scored run logs to the store, the one builder of it: for the run that has just scored its
+    questions (evaluate_program) and for a scored folder logged later (`collate run --log-only`, or a
+    rerun after a store fault), so the two log the same run. Before, each built its own and they differed
+    (the later one's failure reason lacked the first question's error)."""
+    return store_log.ScoredRun(
+        job.out_dir,
+        identity.name,
+        identity.params,
+        identity.tags,
+        identity.questions,
         summary,
         answered,
         scores,
@@ -274,8 +311,6 @@ def evaluate_program(
         failure=f"every question failed, e.g. {answered[0].error}" if all_failed(summary) else "",
         traces=job.autolog,
     )
-    store_log.log_scored(run, scored, on_retry=on_retry)
-    return RunResult(summary, out_dir, run.run_id, answered)
 
 
 def run_params(settings: Settings, variant: str, items, concurrency: int, judge, params: dict | None) -> dict:

@@ -86,9 +86,11 @@ def preflight(settings: Settings, stages: list[str | None] | None = None) -> Non
 
 def check(settings: Settings, stage: str | None, model: str, api_base: str | None) -> None:
     """One 1-token call of the stage's LM (`model` at `api_base`, as the settings give them)."""
-    seconds = min(settings.timeout, TIMEOUT)
+    seconds = min(settings.timeout_for(stage), TIMEOUT)
+    # the stage's own timeout and retries (its row's fields) would win over the shared ones: set both
+    own = {STAGES[stage].timeout_field: None, STAGES[stage].retries_field: None} if stage else {}
     try:
-        lm = build_lm(settings.replace(num_retries=0, timeout=seconds, cache=False), stage)
+        lm = build_lm(settings.replace(num_retries=0, timeout=seconds, cache=False, **own), stage)
         # The limit goes out under the name this LM sends (max_tokens or max_completion_tokens).
         cap = {key: 1 for key in ("max_tokens", "max_completion_tokens") if lm.kwargs.get(key)}
         # not a stage's call: no LM counts, no spending reported, no warnings

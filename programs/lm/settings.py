@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 
 import dspy  # noqa: E402
 
+from programs.lm.errors import GLOBAL_TIMEOUT
 from programs.lm.prices import check_prices  # noqa: E402
 from programs.lm.stages import PROGRAM_STAGES, STAGES, Stage  # noqa: E402
 from signatures.env_flags import parse_flag  # noqa: E402
@@ -98,6 +99,23 @@ class Settings:
         60.0  # longest wait before a retry; a server asking for more (Retry-After) fails the call
     )
     timeout: float = 120.0  # seconds per LM request before it counts as failed (and is retried)
+    # Per stage (rows of programs/lm/stages.py); None = timeout / num_retries above.
+    timeout_planner: float | None = None
+    timeout_extractor: float | None = None
+    timeout_normalizer: float | None = None
+    timeout_coder: float | None = None
+    timeout_answer: float | None = None
+    timeout_judge: float | None = None
+    timeout_escalate: float | None = None
+    timeout_reflection: float | None = None
+    num_retries_planner: int | None = None
+    num_retries_extractor: int | None = None
+    num_retries_normalizer: int | None = None
+    num_retries_coder: int | None = None
+    num_retries_answer: int | None = None
+    num_retries_judge: int | None = None
+    num_retries_escalate: int | None = None
+    num_retries_reflection: int | None = None
     parse_retries: int = 2  # fresh re-asks of a reply a stage cannot parse (programs/lm/reask.py)
     cache: bool = True
     # Output-token limit per stage (None = max_tokens). A plan or a code answer needs more than one
@@ -166,6 +184,8 @@ class Settings:
         "sandbox_output_bytes": (1, 1 << 30),
         "lm_progress_every": (0, 86_400),
         **{row.tokens_field: (1, 1_000_000) for row in STAGES.values()},
+        **{row.timeout_field: (1, 86_400) for row in STAGES.values()},
+        **{row.retries_field: (0, 20) for row in STAGES.values()},
         "price_in": (0, 10_000),
         "price_out": (0, 10_000),
         **{field: (0, 10_000) for row in STAGES.values() for field in row.price_fields},
@@ -284,6 +304,23 @@ class Settings:
             return self.max_tokens
         return getattr(self, _row(stage).tokens_field) or self.max_tokens
 
+    def timeout_for(self, stage: str | None) -> float:
+        """Seconds per request of a stage: its own timeout_<stage>, else timeout."""
+        own = getattr(self, _row(stage).timeout_field) if stage is not None else None
+        return self.timeout if own is None else own
+
+    def timeout_setting(self, stage: str | None) -> str:
+        """The setting that sets a stage's timeout, for messages: COLLATE_TIMEOUT_<STAGE> when set, else
+        COLLATE_TIMEOUT / --timeout."""
+        if stage is not None and getattr(self, _row(stage).timeout_field) is not None:
+            return ENV_PREFIX + _row(stage).timeout_field.upper()
+        return GLOBAL_TIMEOUT
+
+    def retries_for(self, stage: str | None) -> int:
+        """Retries of a stage's failed request: its own num_retries_<stage>, else num_retries (0 is its own)."""
+        own = getattr(self, _row(stage).retries_field) if stage is not None else None
+        return self.num_retries if own is None else own
+
     def as_params(self) -> dict:
         """Every setting, flat, for logging; the API key is masked."""
         params = dataclasses.asdict(self)
@@ -343,8 +380,9 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         price=price_for(settings, stage, model),
         temperature=settings.temperature,
         max_tokens=settings.max_tokens_for(stage),
-        num_retries=settings.num_retries,
-        timeout=settings.timeout,
+        num_retries=settings.retries_for(stage),
+        timeout=settings.timeout_for(stage),
+        timeout_setting=settings.timeout_setting(stage),
         cache=settings.cache,
         engine=engine_for(settings, model),
         **kwargs,
@@ -352,11 +390,14 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
 
 
 def has_own_lm(settings: Settings, stage: str) -> bool:
-    """A stage gets its own LM when it names its own model, output-token limit, price or endpoint."""
+    """A stage gets its own LM when it names its own model, output-token limit, price, endpoint, timeout or
+    retries."""
     row = _row(stage)
     return bool(
         getattr(settings, row.model)
         or getattr(settings, row.tokens_field)
+        or getattr(settings, row.timeout_field) is not None
+        or getattr(settings, row.retries_field) is not None
         or getattr(settings, row.price_fields[0])
         or (row.endpoint_fields and any(getattr(settings, name) for name in row.endpoint_fields))
     )

@@ -6,8 +6,14 @@ because it was not a row: a model setting that is not lm_<stage>, no fallback to
 extractor's output limit, and checked only when the extractor runs.
 
 Every setting a row names is a field of programs.lm.settings.Settings (COLLATE_<FIELD> in the
-environment); tests/programs/test_stage_table.py holds the two to each other. Retries, the wait before
-one and the request timeout are one setting each for every stage (num_retries, max_wait, timeout).
+environment); tests/programs/test_stage_table.py holds the two to each other. Each row's request
+timeout and retries are its own (timeout_<name>, num_retries_<name>), else COLLATE_TIMEOUT's and
+COLLATE_NUM_RETRIES's: a slow local extractor can wait longer than a hosted planner. The longest wait
+before a retry (max_wait) stays one setting: it bounds DSPy's one process-wide retry delay (retry.py).
+
+Budget share: no stage has one, because nothing spends a budget per stage (the caps, --max-usd and
+--max-calls, are per run). What a row bounds of a run's spending is its output-token limit (tokens_field),
+which the quote already prices per stage.
 """
 
 from __future__ import annotations
@@ -35,6 +41,14 @@ class Stage:
     @property
     def tokens_field(self) -> str:
         return self.max_tokens or f"max_tokens_{self.name}"
+
+    @property
+    def timeout_field(self) -> str:
+        return f"timeout_{self.name}"
+
+    @property
+    def retries_field(self) -> str:
+        return f"num_retries_{self.name}"
 
     @property
     def endpoint_fields(self) -> tuple[str, str] | None:

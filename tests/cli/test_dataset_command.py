@@ -93,3 +93,38 @@ def test_a_missing_file_is_named_as_given(tmp_path, capsys):
         "qs.txt",
     ]
     assert collate(argv) == 2 and "qs.txt" in capsys.readouterr().err
+
+
+def test_the_questions_are_never_taken_for_a_flags_values_in_either_order(tmp_path, capsys):
+    """`--years 2023 "Q"` took the question for a year (nargs="+"): the scope flags take one comma list."""
+    catalog, questions = str(_catalog(tmp_path)), ["Which company grew fastest?", "What was BOLT's revenue?"]
+    orders = {
+        "flags first": ["--years", "2022,2023", "--symbols", "BOLT", *questions],
+        "questions first": [*questions, "--years", "2022,2023", "--symbols", "BOLT"],
+        "flags between": [
+            questions[0],
+            "--years",
+            "2022",
+            "--years",
+            "2023",
+            questions[1],
+            "--symbols",
+            "BOLT",
+        ],
+    }
+    for name, scope in orders.items():
+        out = tmp_path / f"{name}.json"
+        assert collate(["dataset", "new", "--catalog", catalog, "--out", str(out), *scope]) == 0, name
+        items = load_dataset(out)
+        assert [i.question for i in items] == questions, name
+        assert all(i.doc_ids == ["BOLT_2023_10K"] for i in items), name
+    capsys.readouterr()
+
+
+def test_the_old_space_separated_years_are_refused_naming_the_comma_list(tmp_path, capsys):
+    out = tmp_path / "my.json"
+    argv = ["dataset", "new", "--catalog", str(_catalog(tmp_path)), "--out", str(out)]
+    assert collate([*argv, "--years", "2022", "2023", "Which company grew fastest?"]) == 2
+    assert "--years 2022,2023" in capsys.readouterr().err and not out.exists()
+    assert collate([*argv, "--years", "2022,twenty", "Q?"]) == 2
+    assert "comma list" in capsys.readouterr().err

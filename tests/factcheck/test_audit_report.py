@@ -331,6 +331,7 @@ def test_each_amount_says_its_scale_and_where_it_was_read(tmp_path):
     ]
     html = render_report(tmp_path / "r.html", "q", "a", facts=facts).read_text(encoding="utf-8")
     assert 'scale x1,000,000: page 62: "(in millions except per share amounts)"' in html.replace(
-        "&quot;", '"'
+        "&#34;",
+        '"',  # Jinja2's (markupsafe's) spelling of an escaped quote
     )
     assert "scale: unread: no scale is stated above the quote on page 66" in html

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from fakes.brain import CANNOT_ANSWER, CannotAnswer, plan
+from fakes.corpus import ROOT
 
 DEMO_CATALOG = (
     "56 documents\ndoctype: A股年报 (12), US Stock Annual Report (8)\nyear: 2021 (28), 2022 (28)\n"
@@ -46,16 +51,29 @@ def test_latest_of_a_figure_is_declined_not_read_as_a_date():
         )
 
 
-def test_ask_through_the_reader_fails_a_question_outside_its_rules_with_exit_1(
-    small_corpus, brain_server, tmp_path, capsys
-):
-    """A failed answer naming the fix, never a confident wrong one: exit 1, nothing on stdout."""
-    from collate import ask
+def test_ask_through_the_reader_prints_the_refusal_once_and_exits_1(small_corpus, tmp_path):
+    """What a user's terminal shows with the settings `collate reader` prints, so a subprocess (logging set
+    up as the CLI does): before, the refusal came three times (an ERROR log line, a "missing:" line, the
+    error line), each wrapped in "[collate-reader] litellm.BadRequestError: OpenAIException - ", around a
+    0-token cost block."""
+    from collate import reader
 
     _, index = small_corpus
-    argv = ["--index", str(index), "--fact-store", str(tmp_path / "facts.sqlite"), "--no-progress"]
-    code = ask.main([*argv, "In which month did most companies hold their meetings in 2021?"])
-    out, err = capsys.readouterr()
-    assert code == 1 and out == ""
-    assert CANNOT_ANSWER in err.splitlines()[-1]
-    assert sum(line.startswith("missing:") for line in err.splitlines()) == 1  # not one line per document
+    server = reader.start_reader()
+    question = "In which month did most companies hold their meetings in 2021?"
+    argv = ["--index", str(index), "--fact-store", str(tmp_path / "facts.sqlite"), "--no-progress", question]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "collate", "ask", *argv],
+            cwd=ROOT,
+            env={**os.environ, **reader.reader_settings(server), "COLLATE_CACHE": "false"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        server.stop()
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"error: no answer: planning failed: {CANNOT_ANSWER} (no rule of its knows the field this question asks for)"
+    ]

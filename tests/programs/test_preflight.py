@@ -156,3 +156,16 @@ def test_the_cascade_s_strong_model_is_checked_with_the_extractor(endpoint):
     endpoint.bodies[:] = []
     preflight(cascade, ["planner", "answer"])  # no extraction: no escalation to check
     assert [b["model"] for b in endpoint.bodies] == ["qwen-test"]
+
+
+def test_a_stage_s_own_retries_do_not_reach_its_check_and_its_own_timeout_bounds_it(endpoint):
+    """The check makes one request (no retries) even where the stage has retries of its own
+    (COLLATE_NUM_RETRIES_EXTRACTOR), and waits no longer than the stage's own timeout."""
+    endpoint.mode, endpoint.bodies[:] = "500", []
+    with pytest.raises(LMUnavailable):
+        preflight(settings(endpoint.url, "native", num_retries_extractor=3), ["extractor"])
+    assert len(endpoint.bodies) == 1
+    endpoint.mode = "hang"
+    slow_default = settings(endpoint.url, "native", timeout_extractor=1).replace(timeout=120)
+    with pytest.raises(LMUnavailable, match="within 1 s"):
+        preflight(slow_default, ["extractor"])

@@ -11,7 +11,7 @@ import pytest
 
 from programs.lm.cost_report import cost_figures, price_setting
 from programs.lm.prices import price_for
-from programs.lm.settings import Settings, build_lm
+from programs.lm.settings import Settings, build_lm, has_own_lm
 from programs.lm.stages import ANALYST_STAGES, PROGRAM_STAGES, STAGES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,8 @@ FIELDS = {f.name for f in fields(Settings)}
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_every_setting_a_row_names_is_a_setting(stage):
     row = STAGES[stage]
-    named = {row.model, row.tokens_field, *row.price_fields, *(row.endpoint_fields or ())}
+    named = {row.model, row.tokens_field, row.timeout_field, row.retries_field, *row.price_fields}
+    named |= set(row.endpoint_fields or ())
     assert named <= FIELDS, sorted(named - FIELDS)
 
 
@@ -30,14 +31,25 @@ def test_every_per_stage_setting_has_its_row():
     per_stage = {
         name
         for name in FIELDS
-        if name.startswith(("lm_", "price_in_", "price_out_", "max_tokens_", "api_base_", "api_key_"))
+        if name.startswith(
+            (
+                "lm_",
+                "price_in_",
+                "price_out_",
+                "max_tokens_",
+                "api_base_",
+                "api_key_",
+                "timeout_",
+                "num_retries_",
+            )
+        )
         and name != "lm_progress_every"
     }
     named = {
         n
         for row in STAGES.values()
-        for n in (row.model, row.tokens_field, *row.price_fields, *(row.endpoint_fields or ()))
-    }
+        for n in (row.model, row.tokens_field, row.timeout_field, row.retries_field, *row.price_fields)
+    } | {n for row in STAGES.values() for n in row.endpoint_fields or ()}
     assert per_stage <= named, sorted(per_stage - named)
 
 
@@ -111,3 +123,28 @@ def test_no_reader_names_escalate_but_the_table():
             if isinstance(node, ast.Constant) and node.value in ("escalate", "_escalate"):
                 spelled.append(f"{relative}:{node.lineno}")
     assert not spelled, spelled
+
+
+def test_a_stage_s_own_timeout_and_retries_reach_its_lm_and_no_other():
+    settings = Settings(
+        lm="openai/m", timeout=120, num_retries=3, timeout_extractor=600, num_retries_extractor=0
+    )
+    extractor, planner = build_lm(settings, "extractor"), build_lm(settings, "planner")
+    assert (extractor.kwargs["timeout"], extractor.num_retries) == (600, 0)  # 0 is its own, not "unset"
+    assert (planner.kwargs["timeout"], planner.num_retries) == (120, 3)
+    assert has_own_lm(settings, "extractor") and not has_own_lm(settings, "planner")
+    params = settings.as_params()  # the block logged whole (MLflow params, run.json)
+    assert params["timeout_extractor"] == 600 and params["num_retries_extractor"] == 0
+
+
+@pytest.mark.parametrize(
+    ("variable", "raw"),
+    [
+        ("COLLATE_TIMEOUT_EXTRACTOR", "0"),
+        ("COLLATE_NUM_RETRIES_ESCALATE", "99"),
+        ("COLLATE_TIMEOUT_JUDGE", "slow"),
+    ],
+)
+def test_a_bad_stage_timeout_or_retries_names_its_variable(variable, raw):
+    with pytest.raises(ValueError, match=variable):
+        Settings.from_env(environ={"COLLATE_LM": "openai/m", variable: raw})
