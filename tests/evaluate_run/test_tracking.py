@@ -181,7 +181,9 @@ def test_the_description_this_module_wrote_before_gains_the_models_link_and_a_us
     older = next(iter(tracking._older_notes(experiment)))
     client.set_experiment_tag(experiment, "mlflow.note.content", older)
     tracking.use_store("t-note")
-    assert client.get_experiment(experiment).tags["mlflow.note.content"] == tracking.experiment_note(experiment)
+    assert client.get_experiment(experiment).tags["mlflow.note.content"] == tracking.experiment_note(
+        experiment
+    )
     client.set_experiment_tag(experiment, "mlflow.note.content", "my own notes")
     tracking.use_store("t-note")
     assert client.get_experiment(experiment).tags["mlflow.note.content"] == "my own notes"
