@@ -25,26 +25,34 @@ from collections.abc import Iterator
 
 import dspy
 
+from programs.lm.errors import mark_timeout
 from programs.lm.prices import Price
 from programs.lm.spend import Spent, refuse_if_stopped, report
 
 
 class CountedLM(dspy.LM):
-    """dspy.LM plus `price` (None: DSPy's estimate, else unknown) and a report of each answered call."""
+    """dspy.LM plus `price` (None: DSPy's estimate, else unknown), a report of each answered call, and
+    `timeout_setting`: the setting that set its timeout, named by its failures and the LM watch."""
 
-    def __init__(self, model: str, *, price: Price | None = None, **kwargs):
+    def __init__(
+        self, model: str, *, price: Price | None = None, timeout_setting: str | None = None, **kwargs
+    ):
         super().__init__(model, **kwargs)
-        self.price = price
+        self.price, self.timeout_setting = price, timeout_setting
         # programs/lm/reask.py re-asks at temperature 0 with a rollout_id on purpose, for its cache key
         # only; DSPy would warn that it changes no generation, once per LM, on the user's console
         self._warned_zero_temp_rollout = True
 
     def __call__(self, prompt=None, *, messages=None, **kwargs):
         refuse_if_stopped(self.model)  # a stopped run sends nothing new (evaluate.runs.answering on Ctrl-C)
-        if not self.cache:  # every request goes out anyway: nothing to wait for
-            return super().__call__(prompt, messages=messages, **kwargs)
-        with IN_FLIGHT.one_at_a_time(request_key(self, prompt, messages, kwargs)):
-            return super().__call__(prompt, messages=messages, **kwargs)
+        try:
+            if not self.cache:  # every request goes out anyway: nothing to wait for
+                return super().__call__(prompt, messages=messages, **kwargs)
+            with IN_FLIGHT.one_at_a_time(request_key(self, prompt, messages, kwargs)):
+                return super().__call__(prompt, messages=messages, **kwargs)
+        except Exception as error:
+            mark_timeout(error, self)  # its reason names this LM's timeout setting (programs/lm/errors.py)
+            raise
 
     def update_history(self, entry):
         super().update_history(entry)

@@ -1,8 +1,12 @@
 """An LM call's failure as a reason a user can act on: the setting to change, never a library's API.
 
 Why: DSPy's HTTP engine ends a read timeout with "raise it with Timeouts(read=...)", a call a
-collate user cannot make; the knob they have is COLLATE_TIMEOUT / --timeout. Failures that are not
-the LM's transport (a bug, a parse error) keep their type and message as before.
+collate user cannot make; the knob they have is COLLATE_TIMEOUT / --timeout, or a stage's own
+COLLATE_TIMEOUT_<STAGE>. The LM that failed says which one bounded it (`mark_timeout`, called by
+programs/lm/counted_lm.py as the error leaves the LM): a reason that named COLLATE_TIMEOUT while
+COLLATE_TIMEOUT_EXTRACTOR had set the extractor's 600 s sent the user to a setting that changes nothing
+for that stage. Failures that are not the LM's transport (a bug, a parse error) keep their type and
+message as before.
 
 An endpoint that refuses a request (HTTP 400) says why in its reply's JSON ("This model's maximum context
 length is ...", the demo reader's "the demo reader cannot answer this: ..."): that sentence is the reason,
@@ -35,8 +39,10 @@ _REFUSED = re.compile(
 _LITELLM_WRAPPING = re.compile(r"litellm\.\w+:\s*(?:\w+Exception\s*-\s*)?")
 _SECONDS = re.compile(r"(?:no bytes for|after|timeout of|read timeout[= ])\s*(\d+(?:\.\d+)?)\s*s", re.I)
 
+GLOBAL_TIMEOUT = "COLLATE_TIMEOUT / --timeout"  # what bounds an LM that has no timeout of its own
+TIMEOUT_MARK = "collate_timeout"  # the attribute mark_timeout sets on an error: (seconds or None, setting)
 TIMEOUT_FIX = (
-    "raise COLLATE_TIMEOUT / --timeout for a slow (local) model, or lower the stage's "
+    "raise {setting} for a slow (local) model, or lower the stage's "
     "COLLATE_MAX_TOKENS_<STAGE> so its answer is shorter"
 )
 REFUSED_FIX = "check that the LM server is running at COLLATE_API_BASE / --api-base"
@@ -58,12 +64,34 @@ def lm_error_reason(error: BaseException) -> str:
     if isinstance(error, LMTimeoutError) or (
         _TIMED_OUT.search(cleaned) and not isinstance(error, LMRateLimitError)
     ):
+        limit, setting = getattr(error, TIMEOUT_MARK, None) or (None, GLOBAL_TIMEOUT)
         seconds = _SECONDS.search(message)
-        waited = f" within {seconds.group(1)} s" if seconds else " in time"
-        return f"the LM did not answer{waited} ({kind}); {TIMEOUT_FIX}"
+        if seconds:
+            waited = f" within {seconds.group(1)} s"
+        else:
+            waited = f" within {limit:g} s" if limit else " in time"
+        return f"the LM did not answer{waited} ({kind}); {TIMEOUT_FIX.format(setting=setting)}"
     if isinstance(error, LMAuthError):
         return f"the LM refused the credentials ({kind}: {cleaned}); check COLLATE_API_KEY / --api-key"
     return f"{kind}: {cleaned}"
+
+
+def timeout_of(lm) -> tuple[float | None, str]:
+    """An LM's request timeout and the setting that sets it (programs.lm.settings.build_lm gives each LM
+    its stage's `timeout_setting`); an LM built elsewhere: its timeout, if any, and COLLATE_TIMEOUT."""
+    seconds = (getattr(lm, "kwargs", None) or {}).get("timeout")
+    return (seconds if isinstance(seconds, (int, float)) else None), (
+        getattr(lm, "timeout_setting", None) or GLOBAL_TIMEOUT
+    )
+
+
+def mark_timeout(error: BaseException, lm) -> None:
+    """Carry on `error` the timeout of the LM it left, so its reason names that LM's own setting."""
+    if getattr(error, TIMEOUT_MARK, None) is None:  # the innermost LM, if one LM calls another
+        try:
+            setattr(error, TIMEOUT_MARK, timeout_of(lm))
+        except AttributeError:  # an exception type with __slots__: its reason names COLLATE_TIMEOUT
+            pass
 
 
 def _looks_like_transport(error: BaseException) -> bool:

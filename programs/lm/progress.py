@@ -2,8 +2,8 @@
 
 Why: a small local model once held the planner call for 8 minutes (four read timeouts) with nothing
 on the screen. `LMWatch` is a DSPy callback `configure()` registers: while a call is outstanding it
-logs one line every `every` seconds naming the stage, the model and the timeout setting that bounds
-it; it also counts, per stage, LM calls, LM errors and adapter parse failures (the figures
+logs one line every `every` seconds naming the stage, the model, and the timeout that bounds the call
+and the setting that sets it (the calling LM's own: COLLATE_TIMEOUT_<STAGE> when the stage has one); it also counts, per stage, LM calls, LM errors and adapter parse failures (the figures
 bench/local_structured.py compares with and without JSON-schema decoding).
 
 A call's stage is the predictor that made it (DSPy calls the LM on the predictor's own thread), named
@@ -30,6 +30,7 @@ import dspy
 from dspy.utils.callback import BaseCallback
 
 from programs.lm import spend
+from programs.lm.errors import GLOBAL_TIMEOUT, timeout_of
 from programs.lm.spend import refusal
 from programs.lm.stages import STAGES
 
@@ -73,11 +74,12 @@ class LMWatch(BaseCallback):
     def __init__(
         self, every: float = 30.0, timeout: float | None = None, labels: dict[int, str] | None = None
     ):
-        """every: seconds between waiting lines (0 = none); labels: id(predictor) -> stage name."""
+        """every: seconds between waiting lines (0 = none); timeout: what a waiting line names for an LM
+        that carries no timeout of its own; labels: id(predictor) -> stage name."""
         self.every, self.timeout, self.labels = every, timeout, dict(labels or {})
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._outstanding: dict[str, dict] = {}  # call_id -> {stage, model, started, next}
+        self._outstanding: dict[str, dict] = {}  # call_id -> {stage, model, timeout, setting, started, next}
         self._counts: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(COUNTS, 0))
         self._ticker: threading.Thread | None = None
         self._wake = threading.Event()
@@ -121,10 +123,15 @@ class LMWatch(BaseCallback):
     # ---- LM calls ---------------------------------------------------------------------------
     def on_lm_start(self, call_id, instance, inputs):
         stage, now = self._stage(), time.monotonic()
+        timeout, setting = timeout_of(instance)
+        if timeout is None:
+            timeout, setting = self.timeout, GLOBAL_TIMEOUT
         with self._lock:
             self._outstanding[call_id] = {
                 "stage": stage,
                 "model": getattr(instance, "model", "?"),
+                "timeout": timeout,
+                "setting": setting,
                 "started": now,
                 "next": now + self.every,
             }
@@ -188,11 +195,9 @@ class LMWatch(BaseCallback):
                 logger.warning("%s", self.waiting_line(call, now, waiting))
 
     def waiting_line(self, call: dict, now: float, waiting: int) -> str:
-        limit = (
-            f"; a request gives up after {self.timeout:g} s (COLLATE_TIMEOUT / --timeout)"
-            if self.timeout
-            else ""
-        )
+        timeout = call.get("timeout", self.timeout)
+        setting = call.get("setting", GLOBAL_TIMEOUT)
+        limit = f"; a request gives up after {timeout:g} s ({setting})" if timeout else ""
         others = f"; {waiting - 1} other LM call(s) outstanding" if waiting > 1 else ""
         return f"{call['stage']}: waiting {now - call['started']:.0f} s on the LM ({call['model']}{limit}){others}"
 

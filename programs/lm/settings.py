@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 
 import dspy  # noqa: E402
 
+from programs.lm.errors import GLOBAL_TIMEOUT
 from programs.lm.prices import check_prices  # noqa: E402
 from programs.lm.stages import PROGRAM_STAGES, STAGES, Stage  # noqa: E402
 from signatures.env_flags import parse_flag  # noqa: E402
@@ -308,6 +309,13 @@ class Settings:
         own = getattr(self, _row(stage).timeout_field) if stage is not None else None
         return self.timeout if own is None else own
 
+    def timeout_setting(self, stage: str | None) -> str:
+        """The setting that sets a stage's timeout, for messages: COLLATE_TIMEOUT_<STAGE> when set, else
+        COLLATE_TIMEOUT / --timeout."""
+        if stage is not None and getattr(self, _row(stage).timeout_field) is not None:
+            return ENV_PREFIX + _row(stage).timeout_field.upper()
+        return GLOBAL_TIMEOUT
+
     def retries_for(self, stage: str | None) -> int:
         """Retries of a stage's failed request: its own num_retries_<stage>, else num_retries (0 is its own)."""
         own = getattr(self, _row(stage).retries_field) if stage is not None else None
@@ -374,6 +382,7 @@ def build_lm(settings: Settings, stage: str | None = None) -> dspy.LM:
         max_tokens=settings.max_tokens_for(stage),
         num_retries=settings.retries_for(stage),
         timeout=settings.timeout_for(stage),
+        timeout_setting=settings.timeout_setting(stage),
         cache=settings.cache,
         engine=engine_for(settings, model),
         **kwargs,

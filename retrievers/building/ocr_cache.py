@@ -2,8 +2,8 @@
 
     <index>/ocr/<engine key>/<file sha256>/<page>.json    one page's lines: [[text, left, bottom, right, top, score], ...]
 
-Keyed by the file's hash, the page number and the engine key (engine, its version, resolution, our
-OCR_VERSION: retrievers.documents.ocr.engine_key): the same bytes read the same way give the same lines, so a
+Keyed by the file's hash, the page number and the engine key (engine, its version, onnxruntime's
+version, resolution, our OCR_VERSION: retrievers.documents.ocr.engine_key): the same bytes read the same way give the same lines, so a
 document re-indexed for any other reason (a parser or chunker change, another embedder) reuses them,
 and a file moved or renamed does too. One file per page, written whole (temp file + rename): a build
 interrupted in the middle of a long scan resumes at the first page it had not read. Ray workers write

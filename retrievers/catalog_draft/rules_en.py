@@ -126,12 +126,13 @@ _PROSE_SYMBOL_QUOTED = re.compile(
 )
 _REGISTRANT = re.compile(r"\(\s*Exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _SEPARATOR = re.compile(r"_{3,}")  # a cover's rule drawn as underscores, on the registrant's line
-# A name's word starts with a capital, or with digits then a capital ("3M"): never a bare number ("26, 2023").
-_NAME_WORD = r"(?:\d*[A-Z][\w.&'’-]*)"
+# A name's word starts with a capital, with digits then a capital ("3M") or with one lower-case letter then a
+# capital ("eBay", "iRobot"): never a bare number ("26, 2023") or a plain lower-case word.
+_NAME_WORD = r"(?:(?:\d*|[a-z])[A-Z][\w.&'’-]*)"
 _ANNOUNCER = re.compile(
     rf"((?:{_NAME_WORD},?\s+|&\s+|and\s+|of\s+){{0,5}}{_NAME_WORD})\s+today\s+(?:announced|reported)\b"
 )
-_NAME_BEFORE_TAG = re.compile(r"((?:[A-Z][\w.&'’-]*,?\s+|&\s+|and\s+|of\s+)*[A-Z][\w.&'’-]*)\s*$")
+_NAME_BEFORE_TAG = re.compile(rf"((?:{_NAME_WORD},?\s+|&\s+|and\s+|of\s+)*{_NAME_WORD})\s*$")
 
 
 def read_us_filing(text: str, later: Callable[[], str] | None = None) -> dict[str, Finding]:

@@ -36,9 +36,13 @@ log = logging.getLogger(__name__)
 
 PACKAGE, MODULE, PINNED = "rapidocr-onnxruntime", "rapidocr_onnxruntime", "1.4.4"
 INSTALL = f"pip install '{PACKAGE}=={PINNED}'"
+# The onnxruntime builds RapidOCR may run on (PyPI distributions that install the module `onnxruntime`): the
+# runtime computes the models' outputs, so another runtime or version can read a page otherwise (other
+# kernels, other rounding), and names one way of reading as much as RapidOCR's own version does.
+RUNTIMES = ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino")
 # Bump when how a page is read changes in a way OcrSettings.key() does not name (coordinates, cleaning): the OCR
-# cache (retrievers.building.ocr_cache) is keyed by it, the engine's version and the settings, so cached pages are
-# read again.
+# cache (retrievers.building.ocr_cache) is keyed by it, the engine's and the runtime's versions and the settings,
+# so cached pages are read again.
 OCR_VERSION = 4  # 2: no angle classifier; 3: checkboxes; 4: boxes mapped to points without rounding to pixels
 
 
@@ -86,10 +90,24 @@ def installed_version() -> str | None:
         return None
 
 
+def runtime_version() -> str:
+    """The installed onnxruntime build and version ("onnxruntime-1.20.1"), from its metadata (not imported);
+    "onnxruntime-unknown" when no known distribution provides it (RapidOCR then fails to load, and says so)."""
+    for name in RUNTIMES:
+        try:
+            return f"{name}-{importlib.metadata.version(name)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "onnxruntime-unknown"
+
+
 def engine_key() -> str | None:
-    """What names one way of reading pages (engine, its version, resolution, ours); None: no engine."""
+    """What names one way of reading pages (engine and its version, the runtime and its version, resolution,
+    ours); None: no engine. An upgrade of either package reads each OCR'd page again, once."""
     version = installed_version()
-    return f"{PACKAGE}-{version}.{SETTINGS.key()}.v{OCR_VERSION}" if version else None
+    if not version:
+        return None
+    return f"{PACKAGE}-{version}.{runtime_version()}.{SETTINGS.key()}.v{OCR_VERSION}"
 
 
 _LOAD_LOCK = threading.Lock()

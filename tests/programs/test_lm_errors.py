@@ -67,3 +67,48 @@ def test_a_refused_request_is_the_endpoints_own_sentence_without_litellms_wrappi
 def test_litellms_wrapping_is_cut_where_no_endpoint_message_is_kept():
     error = LMServerError(message="litellm.InternalServerError: OpenAIException - overloaded", model="m")
     assert lm_error_reason(error) == "LMServerError: [m] overloaded"
+
+
+def test_a_timeout_names_the_setting_of_the_lm_that_failed():
+    from programs.lm.errors import mark_timeout
+    from programs.lm.settings import Settings, build_lm
+
+    settings = Settings(lm="openai/m", api_base="http://127.0.0.1:9/v1", timeout=120, timeout_extractor=600)
+    error = LMTimeoutError(message="Request timed out", model="m")
+    mark_timeout(error, build_lm(settings, "extractor"))
+    reason = lm_error_reason(error)
+    assert "within 600 s" in reason and "raise COLLATE_TIMEOUT_EXTRACTOR for a slow" in reason, reason
+    error = LMTimeoutError(message="Request timed out", model="m")
+    mark_timeout(error, build_lm(settings, "planner"))  # no timeout of its own: the global one bounds it
+    reason = lm_error_reason(error)
+    assert "within 120 s" in reason and "raise COLLATE_TIMEOUT / --timeout for a slow" in reason, reason
+
+
+def test_a_failed_call_carries_its_lm_s_own_timeout_setting():
+    """The stamp is put on as the error leaves the LM (programs/lm/counted_lm.py), whatever the error."""
+    from programs.lm.errors import TIMEOUT_MARK
+    from programs.lm.settings import Settings, build_lm
+
+    settings = Settings(
+        lm="openai/m", api_base="http://127.0.0.1:9/v1", api_key="x", num_retries=0, timeout_extractor=7
+    )
+    lm = build_lm(settings, "extractor")
+    try:
+        lm("hello")
+    except Exception as error:  # nothing listens on port 9: refused
+        assert getattr(error, TIMEOUT_MARK) == (7, "COLLATE_TIMEOUT_EXTRACTOR")
+    else:
+        raise AssertionError("a call to a closed port answered")
+
+
+def test_the_waiting_line_shows_the_stage_s_own_timeout_and_its_setting():
+    from programs.lm.progress import LMWatch
+    from programs.lm.settings import Settings, build_lm
+
+    settings = Settings(lm="openai/m", api_base="http://127.0.0.1:9/v1", timeout=120, timeout_extractor=600)
+    watch = LMWatch(every=0, timeout=settings.timeout)
+    watch.on_lm_start("own", build_lm(settings, "extractor"), {})
+    watch.on_lm_start("global", build_lm(settings, "planner"), {})
+    own, default = (watch._outstanding[c] for c in ("own", "global"))
+    assert "gives up after 600 s (COLLATE_TIMEOUT_EXTRACTOR)" in watch.waiting_line(own, own["started"], 2)
+    assert "gives up after 120 s (COLLATE_TIMEOUT / --timeout)" in watch.waiting_line(default, 0, 1)

@@ -192,27 +192,33 @@ def stop_warm_sandboxes():
             pass
 
 
+@pytest.mark.parametrize(
+    "settings, named",
+    [
+        ({"COLLATE_TIMEOUT": "2"}, "COLLATE_TIMEOUT / --timeout"),
+        # the planner's own timeout bounds it: its messages name that one and its seconds, not the global's
+        ({"COLLATE_TIMEOUT": "600", "COLLATE_TIMEOUT_PLANNER": "2"}, "COLLATE_TIMEOUT_PLANNER"),
+    ],
+)
 def test_a_planner_timeout_names_the_setting_and_the_waiting_stage_is_reported(
-    small_corpus, item, monkeypatch, capsys, tmp_path, caplog, stop_warm_sandboxes
+    small_corpus, item, monkeypatch, capsys, tmp_path, caplog, stop_warm_sandboxes, settings, named
 ):
     hang = Fault("hang", when=lambda messages: "catalog" in json.dumps(messages))  # the planner's call
     # The hang outlasts any test (the server's stop() ends it): only the 2 s client timeout can end the
     # call, however late a loaded machine gets round to it (a 504 at the hang's end would be another error).
     with FakeLMServer(Brain(), faults=[hang], hang_seconds=600) as server:
-        local_env(
-            server, monkeypatch, COLLATE_TIMEOUT="2", COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5"
-        )
+        local_env(server, monkeypatch, **settings, COLLATE_NUM_RETRIES="0", COLLATE_LM_PROGRESS_EVERY="0.5")
         with caplog.at_level(logging.WARNING, logger="programs.lm.progress"):
             code, out, err = run_ask(small_corpus, item, tmp_path, capsys)
     assert code == 1, err  # an honest end: no answer (failed, not answered), every document accounted
     assert out["answer"].startswith("No answer: planning failed: the LM did not answer")
     assert out["error"].startswith("planning failed: the LM did not answer")
-    assert "COLLATE_TIMEOUT / --timeout" in out["answer"] and "Timeouts(" not in out["answer"] + err
+    assert f"raise {named} " in out["answer"] and "Timeouts(" not in out["answer"] + err
     assert {row["id"] for row in item["metadata"]} <= {m["doc_id"] for m in out["missing"]}
-    assert all("COLLATE_TIMEOUT" in m["reason"] for m in out["missing"])
+    assert all(f"raise {named} " in m["reason"] for m in out["missing"])
     waiting = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
     assert waiting and waiting[0].startswith("planner: waiting "), waiting
-    assert "COLLATE_TIMEOUT / --timeout" in waiting[0]
+    assert f"gives up after 2 s ({named})" in waiting[0], waiting[0]
 
 
 def test_parse_failures_are_counted_per_stage_and_the_document_is_accounted(

@@ -80,6 +80,13 @@ def test_earnings_release_takes_the_exchange_tag_and_its_fiscal_year_by_its_end_
     assert found["year"].rule == "release:fiscal-year-ended"
 
 
+@pytest.mark.parametrize("name", ["eBay Inc.", "iRobot Corporation", "Acme Widgets, Inc."])
+def test_a_company_name_that_starts_in_lower_case_is_kept_whole(name):
+    # "eBay Inc." was drafted as "Bay Inc.": the name's words had to start with a capital
+    text = f"SAN JOSE, Calif.--(BUSINESS WIRE)-- {name} (NASDAQ: ACMW) today reported results for the quarter ended March 31, 2023.\n"
+    assert _values(read_us_filing(text))["company"] == name
+
+
 @pytest.mark.parametrize(
     "table",
     [
@@ -402,3 +409,8 @@ def test_a_pdf_without_pages_read_after_an_encrypted_one_is_said_empty_not_encry
     locked, no_pages = draft_catalog(tmp_path)
     assert "encrypted" in locked.problem
     assert "no pages" in no_pages.problem and "encrypted" not in no_pages.problem, no_pages.problem
+
+
+def test_a_release_announced_by_a_company_whose_name_starts_in_lower_case():
+    text = "SAN JOSE, Calif., April 26, 2023 - eBay Inc. today reported results for its first quarter ended March 31, 2023.\n"
+    assert _values(read_us_filing(text))["company"] == "eBay Inc."

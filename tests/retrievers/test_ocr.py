@@ -180,6 +180,31 @@ def test_a_rebuild_reads_no_page_twice_and_off_then_auto_round_trips_through_the
     )
 
 
+def test_an_onnxruntime_upgrade_reads_the_ocr_pages_again_once(built, copied, collection, monkeypatch):
+    """onnxruntime computes what RapidOCR's models output: another version may read a page otherwise, so
+    the cache another version filled serves it nothing; its own cache then serves the next build."""
+    installed = ocr.importlib.metadata.version
+    monkeypatch.setattr(
+        ocr.importlib.metadata,
+        "version",
+        lambda name: "99.0.0" if name == "onnxruntime" else installed(name),
+    )
+    read = []
+
+    def reading(*args, **kwargs):  # what the upgraded runtime reads (the real engine is not needed here)
+        read.append(1)
+        return [OcrLine("read again", 72, 600, 300, 620)]
+
+    monkeypatch.setattr(ocr, "read_page", reading)
+    monkeypatch.setattr(ocr, "recognise", reading)
+    upgraded = {r.doc_id: r for r in _build(copied, collection).results}
+    assert "onnxruntime-99.0.0" in ocr.engine_key()
+    assert {d: r.status for d, r in upgraded.items()} == {"scan_zh": "built", "mixed": "built"}
+    assert len(read) == 3 and all(r.ocr_cached == 0 for r in upgraded.values())
+    again = {r.doc_id: r.status for r in _build(copied, collection).results}
+    assert again == {"scan_zh": "cached", "mixed": "cached"} and len(read) == 3
+
+
 def test_the_command_line_says_how_many_pages_were_ocrd(built, copied, collection, no_engine, capsys):
     shutil.rmtree(copied / "docs")  # every document rebuilt, its pages from the OCR cache
     code = build_cli.main(
