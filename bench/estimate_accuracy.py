@@ -13,6 +13,16 @@ request may reach the server), then `collate run` over the same N questions; for
 M out", what the user sees); per stage, a quote counted as the server counts (characters / 4,
 fakes/server.py) is compared with the server's requests. Targets (issue 31 item 6): the printed quote
 within 25% of a run's cost line, within a factor of 2 of a compile's. Exit 0 when met.
+
+    .venv/bin/python -m bench.estimate_accuracy --real [../shared/realdocs/financebench-dev]
+                                                [--real-index DIR] [--real-limit 10] [--real-asks 3]
+
+--real: the same comparison on the real filings (FinanceBench dev: 22 SEC filings, 38 questions): `collate
+ask` over the whole catalog for the first --real-asks questions, and `collate run` over the first
+--real-limit questions (each on its own filing), index built with `collate build` when --real-index has
+none. The demo reader declines real filings (it is rule-based), so this mode answers with
+fakes/any_filing.py: the program's real prompts over the real chunks, replies of the demo reader's size.
+Skips (exit 0, one line) where the filings are absent.
 """
 
 from __future__ import annotations
@@ -28,6 +38,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def default_docs() -> Path:
+    """$COLLATE_REALDOCS/financebench-dev, else <repo>/../shared/realdocs/financebench-dev."""
+    env = os.environ.get("COLLATE_REALDOCS")
+    return (Path(env) if env else ROOT.parent / "shared" / "realdocs") / "financebench-dev"
+
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -66,6 +83,24 @@ def by_stage(records) -> dict[str, dict[str, float]]:
         stages[stage]["calls"] += 1
         stages[stage]["tokens"] += r.prompt_tokens + r.completion_tokens
     return stages
+
+
+def optimizer_replies(records) -> None:
+    """The replies of the optimizer's own calls as the server measured them, beside what the quote assumes
+    (optimize/optimizer_calls.py REPLY_CHARS, characters): the demo reader's replies to a proposer prompt
+    are its default outputs, so these are the fake's sizes, not a language model's."""
+    from optimize.optimizer_calls import REPLY_CHARS
+
+    kinds: dict[str, list[int]] = collections.defaultdict(list)
+    for r in records:
+        if r.kind not in KIND_STAGE and r.kind not in ("preflight", "judge"):
+            kinds[r.kind].append(r.completion_tokens)
+    if not kinds:
+        return
+    assumed = ", ".join(f"{k} {v // 4}" for k, v in REPLY_CHARS.items())
+    print(f"  optimizer's own calls, reply tokens measured on the demo reader (assumed: {assumed}):")
+    for kind, replies in sorted(kinds.items()):
+        print(f"    {kind}: {len(replies)} calls, mean reply {sum(replies) / len(replies):.0f} tokens")
 
 
 def compare(label: str, quote, actual: dict, tiktoken_total: float) -> float:
@@ -111,14 +146,161 @@ def cost_line_tokens(stdout: str) -> int:
 
 
 def captured(main, argv: list[str]) -> tuple[int, str]:
-    """A command's exit code and its stdout."""
+    """A command's exit code and what it printed (stdout and stderr: `collate ask` keeps its stdout for
+    the answer and prints the cost line beside it, on stderr)."""
     import contextlib
     import io
 
     buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
         code = main(argv)
     return code, buffer.getvalue()
+
+
+def real_dataset(docs: Path, out: Path) -> Path:
+    """FinanceBench's questions as a MuDABench-format dataset: each question on its own filing, the human
+    answer as gold (what `collate run` reads)."""
+    catalog = {}
+    for line in (docs / "catalog.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            catalog[row["id"]] = row
+    items = []
+    for line in (docs / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        q = json.loads(line)
+        doc = catalog[q["doc_id"]]
+        items.append(
+            {
+                "question_id": q["financebench_id"],
+                "question": q["question"],
+                "metadata": [{k: doc[k] for k in ("id", "symbol", "year", "doctype")}],
+                "source_answer": [],
+                "final_answer": q["answer"],
+            }
+        )
+    out.write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
+    return out
+
+
+def real_index(docs: Path, index: Path) -> Path:
+    """The filings' index, built the user's way (`collate build`) when the folder has none."""
+    if not (index / "manifest.json").is_file():
+        argv = [
+            "build",
+            "--catalog",
+            str(docs / "catalog.jsonl"),
+            "--pdf-dir",
+            str(docs / "pdf"),
+            "--index",
+            str(index),
+        ]
+        subprocess.run([sys.executable, "-m", "collate", *argv], cwd=ROOT, check=True)
+    return index
+
+
+DOCUMENT_ID = re.compile(r"\(id ([^)]+)\)")
+
+
+def repeated_extractions(records) -> tuple[int, int]:
+    """(calls, tokens) of extraction calls on a document already asked: fact repairs (a fact that failed
+    the check, asked once more with the reason) and re-asks; the quote counts one call per document."""
+    seen: set[str] = set()
+    calls = tokens = 0
+    for r in records:
+        if r.kind != "extract":
+            continue
+        found = DOCUMENT_ID.search(r.last_message)
+        doc = found.group(1) if found else ""
+        if doc in seen:
+            calls, tokens = calls + 1, tokens + r.prompt_tokens + r.completion_tokens
+        seen.add(doc)
+    return calls, tokens
+
+
+def measure(label: str, main, argv: list[str], quote, printed: float, server) -> float:
+    """Run the command for real against `server`; print the quote against the server and the cost line;
+    the printed quote over the command's own cost line."""
+    server.reset_counts()
+    code, stdout = captured(main, argv)
+    ratio = compare(f"{label} (exit {code})", quote, by_stage(server.records), printed)
+    reported = cost_line_tokens(stdout)
+    shown = printed / reported if reported else float("nan")
+    print(
+        f"  the command's own cost line: {reported:,} tokens; printed quote / cost line {shown:.2f}; "
+        f"server-counted quote / server {ratio:.2f}"
+    )
+    again, tokens = repeated_extractions(server.records)
+    if again and reported:
+        print(
+            f"  of which {again} extraction call(s), {tokens:,} tokens, asked a document again (fact repairs, "
+            f"not quoted); without them printed quote / cost line {printed / (reported - tokens):.2f}"
+        )
+    return shown
+
+
+def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> bool:
+    """ask (the whole catalog) and run (each question's filing) on the real filings: printed quote within
+    25% of each command's cost line."""
+    from collate import ask as collate_ask
+    from collate import estimate
+    from collate import run as collate_run
+    from collate.reader import MODEL
+    from fakes.any_filing import AnyFilingReader
+    from fakes.server import FakeLMServer
+    from programs.quote.tokens import CHARS_OVER_FOUR
+
+    dataset = real_dataset(docs, work / "financebench-dev.json")
+    real_index(docs, index)
+    server = FakeLMServer(AnyFilingReader(), model_name=MODEL).start()
+    os.environ.update(
+        {"COLLATE_LM": f"openai/{MODEL}", "COLLATE_API_BASE": server.url, "COLLATE_API_KEY": "none"}
+    )
+    os.environ["COLLATE_CACHE"] = "false"
+    ok = True
+    try:
+        questions = json.loads(dataset.read_text(encoding="utf-8"))
+        for item in questions[:asks]:
+            os.environ["COLLATE_FACT_STORE"] = str(
+                work / f"facts-{item['question_id']}.sqlite"
+            )  # a first ask
+            argv = ["--index", str(index), item["question"]]
+            parsed = collate_ask.build_parser().parse_args([*argv, "--estimate"])
+            quote = estimate.quote_ask(parsed, collate_ask.read_question, collate_ask.build, CHARS_OVER_FOUR)
+            own = estimate.quote_ask(parsed, collate_ask.read_question, collate_ask.build).totals()
+            shown = measure(
+                f"collate ask {item['question_id']} (the whole catalog)",
+                collate_ask.main,
+                argv,
+                quote,
+                own["tokens_in"] + own["tokens_out"],
+                server,
+            )
+            met = abs(shown - 1) <= 0.25
+            ok &= met
+            print(f"  target: printed quote within 25% of the cost line: {'met' if met else 'NOT met'}")
+        os.environ["COLLATE_FACT_STORE"] = str(work / "facts-run.sqlite")
+        common = ["--dataset", str(dataset), "--index", str(index), "--limit", str(limit)]
+        parsed = collate_run.build_parser().parse_args([*common, "--estimate"])
+        checks = (collate_run.inputs_from_compile, collate_run.check_coverage)
+        quote = estimate.quote_run(parsed, *checks, CHARS_OVER_FOUR)
+        own = estimate.quote_run(parsed, *checks).totals()
+        argv = [*common, "--out", str(work / "real-run"), "--no-autolog", "--no-progress", "--no-judge"]
+        shown = measure(
+            f"collate run --limit {limit} (real filings)",
+            collate_run.main,
+            argv,
+            quote,
+            own["tokens_in"] + own["tokens_out"],
+            server,
+        )
+        met = abs(shown - 1) <= 0.25
+        ok &= met
+        print(f"  target: printed quote within 25% of the cost line: {'met' if met else 'NOT met'}")
+    finally:
+        server.stop()
+    return ok
 
 
 def main(argv=None) -> int:
@@ -132,10 +314,30 @@ def main(argv=None) -> int:
     p.add_argument(
         "--optimizers", nargs="*", default=["bootstrap", "mipro", "gepa", "simba"], help="compiles to run"
     )
+    p.add_argument(
+        "--real",
+        nargs="?",
+        type=Path,
+        const=default_docs(),
+        help="measure ask and run on the real filings instead (default: ../shared/realdocs/financebench-dev)",
+    )
+    p.add_argument(
+        "--real-index", type=Path, help="their index (built when missing; default under --demo's folder)"
+    )
+    p.add_argument("--real-limit", type=int, default=10, help="questions of the real-filings run")
+    p.add_argument(
+        "--real-asks", type=int, default=3, help="questions asked one by one over the whole catalog"
+    )
     args = p.parse_args(argv)
-    dataset, index = prepare(Path(args.demo))
     work = Path(tempfile.mkdtemp(prefix="collate-estimate-"))
     os.environ["MLFLOW_TRACKING_URI"] = f"sqlite:///{work / 'mlflow.db'}"
+    if args.real is not None:
+        if not (args.real / "questions.jsonl").is_file():
+            print(f"skipped: no real filings at {args.real} (set COLLATE_REALDOCS or pass --real DIR)")
+            return 0
+        index = args.real_index or Path(args.demo).parent / "real-index"
+        return 0 if real_filings(args.real, index, args.real_limit, args.real_asks, work) else 1
+    dataset, index = prepare(Path(args.demo))
 
     from collate import compile as collate_compile
     from collate import estimate
@@ -202,6 +404,7 @@ def main(argv=None) -> int:
                 by_stage(server.records),
                 printed["tokens_in"] + printed["tokens_out"],
             )
+            optimizer_replies(server.records)
             reported = cost_line_tokens(stdout)
             shown = (printed["tokens_in"] + printed["tokens_out"]) / reported if reported else float("nan")
             print(

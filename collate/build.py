@@ -170,12 +170,20 @@ def _indexed_once(catalog: Catalog, pdf_dir: Path, catalog_dir: Path) -> Catalog
     ids = {path: doc_id for doc_id, path in reversed(files.items())}  # a path's first row
     dropped = {doc_id for doc_id, path in files.items() if path in copies or ids[path] != doc_id}
     for doc_id in sorted(dropped):
-        kept = ids.get(copies.get(files[doc_id], files[doc_id]))
-        print(
-            f"IDENTICAL {doc_id}: its PDF {files[doc_id].name} is byte-identical to {kept}'s: indexed once, as "
-            f"{kept} (pass --keep-duplicates to index both)"
-        )
+        original = copies.get(files[doc_id], files[doc_id])
+        kept = ids[original]
+        if original == files[doc_id]:
+            what = f"names the same file as {kept}, {original.name}"
+        else:
+            copy, of = _names(files[doc_id], original)
+            what = f"its file {copy} is a byte-identical copy of {kept}'s {of}"
+        print(f"IDENTICAL {doc_id}: {what}: indexed once, as {kept}; pass --keep-duplicates to index both")
     return Catalog([d for d in catalog.documents() if d.id not in dropped])
+
+
+def _names(copy: Path, original: Path) -> tuple[str, str]:
+    """Two files as a line names them: by name, or by path where the names are the same."""
+    return (copy.name, original.name) if copy.name != original.name else (str(copy), str(original))
 
 
 def _exit_code(report: BuildReport, pdf_dir: str) -> int:

@@ -14,7 +14,7 @@ from collate.outputs import writable_file
 from evaluate import tracking
 from evaluate.dataset import DatasetError, load_dataset
 from evaluate.tracking.store_check import check_store
-from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile
+from optimize.compiler import analyst_without_fact_reuse, budget_line, run_compile, score_line
 from programs.compiled import check_program_path, sidecar_path
 from programs.lm.cost_report import cost_lines
 from programs.lm.preflight import check_isolation, preflight
@@ -94,10 +94,11 @@ def main(argv=None) -> int:
         f"saved {out} and {sidecar_path(out)} ({job.optimizer}, stage {job.stage}, "
         f"{meta['train_examples']} train / {meta['val_examples']} dev examples)"
     )
+    print(score_line(meta))
     print(budget_line(meta))
     for line in cost_lines(meta["cost"]["stages"], figures=meta["cost"]):
         print(line)
-    print(f"changes: {meta['changes']['summary']}")
+    print(f"changes: {meta['changes']['by_stage']}")
     if meta["stopped_early"]:
         print(f"stopped early: {meta['stopped_early']}")
     if meta.get("log"):

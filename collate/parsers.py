@@ -25,6 +25,9 @@ JIEBA, NGRAM = "jieba", "ngram"  # retrievers.indexing.lexical
 OCR_MODES = ("auto", "off")  # retrievers.building.ocr_build.OCR_MODES
 MODES = ("hybrid", "dense", "bm25")  # retrievers.indexing.document_index.MODES
 CONCURRENCY, K = 16, 5  # programs.lm.settings.Settings.concurrency, .k
+SYNTH_YEARS = [2021, 2022]  # data.synth.corpus.DEFAULT_YEARS (data.synth loads reportlab)
+SYNTH_MAX_COMPANIES = 60  # data.synth.corpus.MAX_COMPANIES
+SYNTH_STYLES = ("dev", "heldout")  # data.synth.style.FAMILIES
 ESTIMATE_HELP = (  # collate.estimate.HELP
     "print the documents in scope, LM calls and tokens per stage and dollars, then exit: "
     "no LM call, nothing written"
@@ -33,6 +36,46 @@ ESTIMATE_HELP = (  # collate.estimate.HELP
 
 def add_estimate_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--estimate", action="store_true", help=ESTIMATE_HELP)
+
+
+def synth() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m data.synth",
+        description=(
+            "Write a synthetic corpus of MuDABench-style filings (US 10-K, A股年报, A股ESG报告, A股利润分配权益类公告, "
+            "A股股东大会类公告) with gold questions and per-field truth."
+        ),
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        help="output folder (created); gets pdf/, dataset.json, catalog.jsonl, truth.jsonl",
+    )
+    p.add_argument(
+        "--companies",
+        type=int,
+        default=10,
+        help=f"number of companies, 2..{SYNTH_MAX_COMPANIES}; ~2/5 US (1 doc/year), the rest A-share (4 docs/year)",
+    )
+    p.add_argument(
+        "--years", type=int, nargs="+", default=list(SYNTH_YEARS), help="fiscal years, e.g. 2021 2022 2023"
+    )
+    p.add_argument("--seed", type=int, default=0, help="same seed, same bytes")
+    p.add_argument(
+        "--pages",
+        type=int,
+        default=None,
+        help="target pages per document (default: per doctype, 10-44, like real filings)",
+    )
+    p.add_argument(
+        "--styles",
+        choices=SYNTH_STYLES,
+        default="dev",
+        help="layout family: dev (default corpus) or heldout (ways of printing record dates, attendance and GRI "
+        "adoption the default corpus never uses: recall on layouts retrieval was not tuned on)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    return p
 
 
 def ask() -> argparse.ArgumentParser:

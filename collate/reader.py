@@ -19,11 +19,13 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from collate.errors import Exit
 from collate.inputs import parse_cli
-from fakes.brain import Brain
-from fakes.server import FakeLMServer
+
+if TYPE_CHECKING:
+    from fakes.server import FakeLMServer
 
 DEFAULT_PORT = 8321
 MODEL = "collate-reader"
@@ -36,6 +38,11 @@ WHAT_IT_IS = (
 
 def start_reader(port: int = 0) -> FakeLMServer:
     """The reader's server, started on 127.0.0.1:port (0 = a free port); stop() it when done."""
+    # Imported here: the reader's rules load pydantic and http.server (1.1 s), and `collate reader
+    # --help` answered in 2.1 s with them at the top (bench/help_speed.py).
+    from fakes.brain import Brain
+    from fakes.server import FakeLMServer
+
     return FakeLMServer(Brain(), model_name=MODEL, port=port).start()
 
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from fakes.fields import FieldRule, rule_named
+from signatures.vocabulary import zh_numeral
 
 PAGE = re.compile(r"^\s*\[page (\d+)(?:\s*-\s*\d+)?\]\s*", re.I)
 NUMBER = re.compile(
@@ -26,19 +27,6 @@ ORG = re.compile(
 )
 NEGATION = ("未", "没有", "不适用", "无", "not ")
 TICKED = re.compile(r"[√☑■]\s*(是|否|有|无)")
-CN_DIGITS = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-}
 
 
 def split_passage(passage: str) -> tuple[int | None, str]:
@@ -289,4 +277,4 @@ def chinese_number(text: str) -> int | None:
     """三 -> 3, 十 -> 10, 5 -> 5 (for 'top three' style counts)."""
     if text.isdigit():
         return int(text)
-    return CN_DIGITS.get(text)
+    return zh_numeral(text)

@@ -38,6 +38,18 @@ def snapshot(program: dspy.Module) -> Snapshot:
     return {name: (list(p.demos), p.signature) for name, p in program.named_predictors()}
 
 
+def same_state(a: Snapshot, b: Snapshot) -> bool:
+    """The same predictors with the same demos and instructions (the signature objects are copies)."""
+    return a.keys() == b.keys() and all(
+        a[name][0] == b[name][0] and instructions(a[name][1]) == instructions(b[name][1]) for name in a
+    )
+
+
+def instructions(signature: type) -> str:
+    """A DSPy signature class's instructions (typed `type` in a Snapshot)."""
+    return str(getattr(signature, "instructions", ""))
+
+
 def adopt(student: dspy.Module, state: Snapshot) -> dspy.Module:
     """A copy of `student` carrying a candidate's demos and instructions (never its per-predictor LMs)."""
     program = student.deepcopy()
@@ -83,6 +95,13 @@ class BestSoFar:
         return max(
             (c for c in pool if c.examples == most), key=lambda c: c.score
         )  # first of equals: the earliest
+
+    def valset_score(self, state: Snapshot) -> float | None:
+        """The score of a program with `state` (same demos, same instructions) on the whole validation set,
+        if the optimizer scored one (MIPROv2 and GEPA score the starting program on it first); else None."""
+        with self._lock:
+            scored = [c.score for c in self.candidates if c.on_valset and same_state(c.state, state)]
+        return scored[0] if scored else None
 
     @contextlib.contextmanager
     def watch(self) -> Iterator[BestSoFar]:

@@ -8,7 +8,9 @@ MIPROv2, GEPA and SIMBA, their own calls that write instructions or rules. Two p
    metric call, and their proposer's calls with the tokens of the prompts they send). --max-calls caps
    the phase either way.
 2. scoring the result on the dev questions (counted apart from --max-calls): one run per dev question,
-   each prompt now carrying the demos the optimizer added (each like one call of its predictor).
+   each prompt now carrying the demos the optimizer added (each like one call of its predictor); and,
+   for the summary's score before, the starting program on them too, unless the optimizer scores it there
+   itself (MIPROv2 and GEPA do, first) or can change nothing.
 Measured on the demo reader (bootstrap, --max-demos 4): with --limit 3, 1 of 3 traced questions passed
 the threshold (one demo per predictor; a dev extraction prompt grew from 1,930 to 2,607 tokens); with
 --limit 8, 4 of 8 did (four demos per predictor). PASS_SHARE = 0.5 gives both counts.
@@ -29,6 +31,7 @@ from programs.quote.tokens import TokenCounter, counter_for
 
 PASS_SHARE = 0.5  # traced training questions whose metric passes the threshold (demo reader: 1/3, 4/8)
 ADDS_DEMOS = {"bootstrap": True, "mipro": True, "simba": True, "gepa": False}  # GEPA rewrites instructions
+SCORES_START_ON_DEV = {"mipro", "gepa"}  # their first evaluation: the starting program on the dev split
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class CompileWork:
     demos: int  # demos per predictor in the dev runs' prompts
     proposer: dict[str, float]  # the optimizer's own calls by kind (optimize/optimizer_calls.py)
     how: str
+    before_runs: int = 0  # the starting program scored on the dev questions (the summary's score before)
 
     @property
     def proposer_calls(self) -> float:
@@ -71,7 +75,9 @@ def compile_work(
         how += f"; cut to --max-calls {job.max_calls}"
     passing = math.floor(runs * PASS_SHARE) if job.optimizer == "bootstrap" else job.max_demos
     demos = min(job.max_demos, max(1, passing)) if ADDS_DEMOS.get(job.optimizer) and runs >= 1 else 0
-    return CompileWork(runs, len(valset), demos, proposer, how)
+    changes = demos > 0 or own > 0
+    before = len(valset) if changes and job.optimizer not in SCORES_START_ON_DEV else 0
+    return CompileWork(runs, len(valset), demos, proposer, how, before)
 
 
 def quote_compile(
@@ -106,14 +112,20 @@ def quote_compile(
         for e in valset
     ]
     add_runs(quote, dev, 1.0)
+    if work.before_runs:  # the starting program on the same questions: no demos in its prompts
+        start = [quote_one(program, store, settings, [runs_of(e, job.stage)], "run", counter) for e in valset]
+        add_runs(quote, start, 1.0)
     mean_call = mean_program_call(each)
     adapter = quote_adapter(settings)
     for kind, calls in work.proposer.items():
         tokens_in, tokens_out = proposer_tokens(kind, program, trainset, adapter, counter, mean_call)
         quote.stage("proposer").add(calls, tokens_in, tokens_out)
     quote.notes.append(f"optimizer: {work.how} ({work.train_runs:.1f} runs)")
+    before = (
+        f", and {work.before_runs} of the starting program (the score before)" if work.before_runs else ""
+    )
     quote.notes.append(
-        f"dev scoring: {work.dev_runs} run(s), each prompt with {work.demos} demo(s) per predictor; "
+        f"dev scoring: {work.dev_runs} run(s), each prompt with {work.demos} demo(s) per predictor{before}; "
         "counted apart from --max-calls, as new requests (cache hits make it cheaper)"
     )
     if work.proposer_calls:

@@ -30,7 +30,7 @@ from evaluate import tracking
 from evaluate.dataset import DatasetItem, dataset_hash, split
 from evaluate.tracking.known_cost import known_cost
 from optimize import program_diff
-from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos
+from optimize.best_so_far import BestSoFar, adopt, bootstrapped_demos, snapshot
 from optimize.call_estimate import estimate
 from optimize.console import libraries_logged_to, log_path
 from optimize.objective import (
@@ -165,6 +165,9 @@ def run_compile(
         BestSoFar(valset),
         state_of(program),
     )
+    # the starting program as it is, for the summary's score before (optimizers copy the student, but the
+    # extractor stage's result is loaded into `program` itself)
+    start_program, start_snapshot = student.deepcopy(), snapshot(student)
     lm_counts = RunCounts(program)  # tokens and dollars per stage, the optimizer's and dev scoring's
     data_hash = dataset_hash(items)  # serialises every item: once, for the params and the sidecar
     located = {k: str(Path(v).resolve()) for k, v in (sources or {}).items() if v}
@@ -221,8 +224,13 @@ def run_compile(
             with enforced(dev_budget), libraries_logged_to(log):
                 dev_score = evaluate_on(compiled_student, valset, metric, job.threads)
         whole = merge_into_analyst(program, compiled_student, job.stage)
-        lm_stages = lm_counts.stages()
         changes = program_diff.diff(start_state, whole)
+        before_budget = Budget()  # the starting program's dev scoring: counted apart too
+        with enforced(before_budget), libraries_logged_to(log):
+            before = score_before(
+                dev_score, changes, tracker, start_snapshot, start_program, valset, metric, job
+            )
+        lm_stages = lm_counts.stages()
         meta = {
             "optimizer": job.optimizer,
             "stage": job.stage,
@@ -234,10 +242,16 @@ def run_compile(
             "train_examples": len(trainset),
             "val_examples": len(valset),
             "threshold": threshold,
-            "scores": {"dev_metric": dev_score, "metric": metric.__name__},
+            "scores": {
+                "dev_metric": dev_score,
+                "dev_metric_before": before[0],
+                "before_from": before[1],
+                "metric": metric.__name__,
+            },
             "budget": budget.summary(),
             "estimate": priced.as_record(),
             "dev_scoring": {"lm_calls": dev_budget.calls, "cache_hits": dev_budget.cache_hits},
+            "before_scoring": {"lm_calls": before_budget.calls, "cache_hits": before_budget.cache_hits},
             "cost": {**cost_figures(lm_stages, settings=settings), "stages": lm_stages},
             "stopped_early": stopped,
             "changes": program_diff.as_record(changes),
@@ -258,9 +272,11 @@ def run_compile(
         run.log_metrics(
             {
                 "dev_metric": dev_score,
+                "dev_metric_before": before[0],
                 **budget.summary(),
                 "needed_calls": priced.first_score_calls,
                 "dev_lm_calls": dev_budget.calls,
+                "before_lm_calls": before_budget.calls,
                 "dev_cache_hits": dev_budget.cache_hits,
                 "seconds": meta["seconds"],
                 "stopped_early": stopped is not None,
@@ -328,6 +344,33 @@ def dev_dataset(items: list[DatasetItem], job: CompileJob, dataset_file: str) ->
     return {"name": f"{name} dev", "digest": dataset_hash(dev)[:8], "source": dataset_file}
 
 
+def score_before(
+    after: float | None,
+    changes: list,
+    tracker: BestSoFar,
+    state,
+    start,
+    valset: list,
+    metric,
+    job: CompileJob,
+) -> tuple[float | None, str]:
+    """(the starting program's dev score, where it comes from), for the summary's before/after. Unchanged
+    program: the after score. MIPROv2 and GEPA score the starting program on the dev split first: their
+    score, no request. Otherwise (bootstrap, SIMBA: they score on the train split or nothing) one dev
+    evaluation of the starting program, counted with dev scoring (a cache hit where the dev questions were
+    asked before), quoted by the compile's --estimate."""
+    if after is None:
+        return None, "no dev examples"
+    if not changes:
+        return after, "the saved program is the starting program"
+    scored = tracker.valset_score(state)
+    if scored is not None:
+        return round(scored, 4), f"{job.optimizer} scored the starting program on dev"
+    return evaluate_on(
+        start, valset, metric, job.threads
+    ), "the starting program scored on dev after the compile"
+
+
 def reflection_model(settings: Settings):
     """GEPA's reflection LM: its own where COLLATE_LM_REFLECTION (or its endpoint or price) is set, else the
     configured default LM."""
@@ -372,14 +415,32 @@ def salvage(optimizer, student, tracker: BestSoFar, job: CompileJob, budget: Bud
 
 
 def budget_line(meta: dict) -> str:
-    """'dev metric 0.52; LM requests 300 of 300 (cache hits 41, 12 refused); dev scoring 0 requests (24 cache hits)'."""
-    b, dev = meta["budget"], meta["dev_scoring"]
+    """'LM requests 300 of 300 (cache hits 41, 12 refused); dev scoring 0 requests (24 cache hits)'."""
+    b, dev, start = meta["budget"], meta["dev_scoring"], meta.get("before_scoring") or {}
     cap = f" of {b['max_calls']}" if b["max_calls"] else ""
     refused = f", {b['refused_calls']} refused" if b["refused_calls"] else ""
-    return (
-        f"dev metric {meta['scores']['dev_metric']}; LM requests {b['lm_calls']}{cap} (cache hits "
-        f"{b['cache_hits']}{refused}); dev scoring {dev['lm_calls']} requests ({dev['cache_hits']} cache hits)"
+    before = (
+        f"; the starting program's dev scoring {start['lm_calls']} requests ({start['cache_hits']} cache hits)"
+        if start.get("lm_calls") or start.get("cache_hits")
+        else ""
     )
+    return (
+        f"LM requests {b['lm_calls']}{cap} (cache hits "
+        f"{b['cache_hits']}{refused}); dev scoring {dev['lm_calls']} requests ({dev['cache_hits']} cache hits)"
+        + before
+    )
+
+
+def score_line(meta: dict) -> str:
+    """'score on 3 dev examples (final_and_process): before 0.412 -> after 0.538 (+0.126)', or why none."""
+    scores = meta["scores"]
+    after, before = scores["dev_metric"], scores.get("dev_metric_before")
+    if after is None:
+        return "score: none (no dev examples: the dataset is too small to split; every example trained)"
+    where = f"score on {meta['val_examples']} dev example(s) ({scores['metric']})"
+    if before is None:
+        return f"{where}: after {after:.3f}"
+    return f"{where}: before {before:.3f} -> after {after:.3f} ({after - before:+.3f}; before: {scores['before_from']})"
 
 
 def optimizer_extra(job: CompileJob, threshold: float) -> dict:

@@ -13,7 +13,8 @@ in each of its program-aware calls. Here:
   module description, instruction) with the adapter the run would use and the real inputs (the
   program's source code as `get_dspy_source_code` gives it, the trainset's repr); a GEPA reflection or
   a SIMBA rule call shows the reflection minibatch's calls of a predictor (the quote's mean program call).
-Replies are assumed, not measured: REPLY_CHARS below.
+Replies are assumed, not measured: REPLY_CHARS below. The demo reader cannot measure them (it answers a
+proposer prompt with its default output: a GEPA new_instruction reply of 5 tokens, bench/README.md).
 """
 
 from __future__ import annotations

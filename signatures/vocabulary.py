@@ -1,5 +1,6 @@
 """The words both sides read the same way: the normalizer's rules (programs/stages/units.py) and the scorer
-(evaluate/matching/quantities.py, evaluate/matching/cells.py).
+(evaluate/matching/quantities.py, evaluate/matching/cells.py); the demo reader (fakes/) reads counts with
+the scorer's Chinese numerals.
 
 "Not disclosed", yes/no, list separators, folding, scale words and month names live here once, so a
 value the normalizer calls missing is not one the scorer calls an answer. Comparison rules (which
@@ -40,6 +41,34 @@ EN_SCALES |= {"thousand": 1e3, "'000": 1e3, "$000": 1e3}
 EN_SCALES |= {word + "s": factor for word, factor in EN_SCALES.items() if len(word) > 4}
 # One letter written right after the number: "$1.2B", "3.4M", "12k".
 SCALE_LETTERS = {"k": 1e3, "m": 1e6, "b": 1e9}
+
+
+# Chinese digits, as counts are written ("前三", "七家"): the scorer reads answers with them
+# (evaluate/matching/quantities.py) and the demo reader questions (fakes/coding.py), one table for both.
+ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+
+
+def zh_numeral(token: str) -> int | None:
+    """Small Chinese numerals (up to 99) as used for counts: 七, 十, 十二, 二十三; None for anything else."""
+    if "十" not in token:
+        return ZH_DIGITS.get(token) if len(token) == 1 else None
+    tens, _, ones = token.partition("十")
+    if len(tens) > 1 or len(ones) > 1:
+        return None
+    return (ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (ZH_DIGITS.get(ones, 0) if ones else 0)
 
 
 def _longest_first(words) -> str:

@@ -21,6 +21,7 @@ from signatures.vocabulary import (
     fold,  # re-exported: final_match, gold_facts and question_traits import it from here
     month_number,
     scale_factor,
+    zh_numeral,
 )
 
 # Unit words after a number -> the kind of quantity (what it may be compared with).
@@ -37,21 +38,6 @@ KIND_WORDS = [
     (r"分|points?\b", "score"),
     (r"年|years?\b", "year"),
 ]
-ZH_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-
 NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])(-|−|–)?\s*(\$|¥|￥|USD\s?|RMB\s?)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([+-]?\d{1,3}))?"
 )
@@ -148,16 +134,6 @@ def _unit_after(text: str, pos: int) -> tuple[float, str, int]:
     return 1.0, "none", pos
 
 
-def _zh_numeral(token: str) -> int | None:
-    """Small Chinese numerals (up to 99) as used for counts: 七, 十二, 二十三."""
-    if "十" not in token:
-        return ZH_DIGITS.get(token) if len(token) == 1 else None
-    tens, _, ones = token.partition("十")
-    if len(tens) > 1 or len(ones) > 1:
-        return None
-    return (ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (ZH_DIGITS.get(ones, 0) if ones else 0)
-
-
 def find_quantities(text: str, skip: list[tuple[int, int]] | None = None) -> list[Quantity]:
     """Numbers with their units, skipping spans already taken (dates, entity codes)."""
     skip = list(skip or [])
@@ -186,7 +162,7 @@ def find_quantities(text: str, skip: list[tuple[int, int]] | None = None) -> lis
             value, half_ulp = value / 100.0, half_ulp / 100.0
         out.append(Quantity(value, raw, kind, half_ulp, m.start(), end, text[m.start() : end]))
     for m in ZH_NUMERAL.finditer(text):
-        number = _zh_numeral(m.group(1))
+        number = zh_numeral(m.group(1))
         if number is None or any(s < m.end() and m.start() < e for s, e in skip):
             continue
         _, kind, end = _unit_after(text, m.end())

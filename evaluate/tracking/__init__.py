@@ -59,6 +59,7 @@ METRIC_GROUPS = [
     ("max_usd", "budget/max_usd"),
     ("dev_lm_calls", "dev/lm_calls"),
     ("dev_cache_hits", "dev/cache_hits"),
+    ("before_lm_calls", "dev/before_lm_calls"),  # the starting program's dev scoring (the score before)
     ("cache_hits", "lm/cache_hits"),
     ("lm_", "lm/"),  # lm/calls, lm/errors, lm/parse_failures, lm/seconds, lm/calls_<stage>, ...
     ("max_calls", "budget/max_calls"),
@@ -150,7 +151,8 @@ def use_store(experiment: str = DEFAULT_EXPERIMENT) -> str:
         # Without it the UI infers "GenAI" from the question traces and opens an overview of them, not the
         # runs and models the comparison is about (issue 31); the traces keep their own tab.
         client.set_experiment_tag(experiment_id, EXPERIMENT_KIND, "custom_model_development")
-    if "mlflow.note.content" not in tags:  # the experiment's description: never overwrite a user's own
+    note = tags.get("mlflow.note.content")
+    if note is None or note in _older_notes(experiment_id):  # the description: never overwrite a user's own
         client.set_experiment_tag(experiment_id, "mlflow.note.content", experiment_note(experiment_id))
     return experiment_id
 
@@ -194,11 +196,21 @@ def _view_created(stored: str | None) -> int:
 
 
 def experiment_note(experiment_id: str) -> str:
-    """The experiment's description (shown above its runs): where the comparison view is."""
+    """The experiment's description (shown above its runs and its models): where the comparison view and
+    the programs' scores are."""
     return (
         f"Which variant is best: [compare variants]({view_path(experiment_id)}), best final accuracy first "
-        f'(also under Views: "{VIEW_NAME}").'
+        f'(also under Views: "{VIEW_NAME}"); each program\'s scores per dataset: '
+        f"[programs]({models_path(experiment_id)})."
     )
+
+
+def _older_notes(experiment_id: str) -> set[str]:
+    """Descriptions this module wrote before (replaced by the current one; a user's own is never touched)."""
+    return {
+        f"Which variant is best: [compare variants]({view_path(experiment_id)}), best final accuracy first "
+        f'(also under Views: "{VIEW_NAME}").'
+    }
 
 
 def headline_text(metrics: Mapping[str, Any]) -> str:
@@ -409,15 +421,30 @@ def view_path(experiment_id: str) -> str:
     return f"/#/experiments/{experiment_id}/runs?viewStateShareKey={VIEW_KEY}&workflowType=machine_learning"
 
 
+def models_path(experiment_id: str) -> str:
+    """The UI path of the Models page as charts: per dataset, one bar per program and metric, its value
+    printed on the bar, all on screen at 1400 px.
+
+    Why not the page's table: MLflow 3.17 puts its metric columns after four attribute columns (Logged
+    from, Source run, Registered models, Dataset; 200 px each, unpinned), so at 1400 px the first score
+    starts ~190 px right of the window; the table's column choice and order are React state, read from
+    neither the URL, the browser's storage nor the store. The page reads only its view mode from the URL
+    (`viewMode`), and the chart view lays out the metrics logged on each LoggedModel with a dataset."""
+    return f"/#/experiments/{experiment_id}/models?viewMode=CHART&workflowType=machine_learning"
+
+
 def ui_command(uri: str | None = None, port: int = 5000, experiment_id: str | None = None) -> str:
     """The command that opens the UI on this store in seconds (a single-worker server, no job runner)."""
     uri = uri or tracking_uri()
     page = view_path(experiment_id) if experiment_id else ""
+    models = f" (each program's scores: {{site}}{models_path(experiment_id)})" if experiment_id else ""
     if urlparse(uri).scheme in ("http", "https"):
-        return f"open {uri.rstrip('/')}{page} in a browser"
+        site = uri.rstrip("/")
+        return f"open {site}{page} in a browser" + models.format(site=site)
+    site = f"http://127.0.0.1:{port}"
     return (
         f"MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false .venv/bin/mlflow server --host 127.0.0.1 --port {port} "
-        f"--backend-store-uri {uri} --workers 1   # then open http://127.0.0.1:{port}{page}"
+        f"--backend-store-uri {uri} --workers 1   # then open {site}{page}" + models.format(site=site)
     )
 
 

@@ -68,11 +68,14 @@ def quote_questions(
     prompts, quote = begin(program, store, settings, what, counter, demos)
     catalog = program.catalog
     readers: Counter[str] = Counter()
+    asked: dict[str, list[str]] = {}  # document -> the questions that read it
     whole_catalog = False
     for question, doc_ids in questions:
         docs = catalog.select(None, within=doc_ids)
         whole_catalog |= doc_ids is None
         readers.update(d.id for d in docs)
+        for d in docs:
+            asked.setdefault(d.id, []).append(question)
         quote.stage("planner").add(1, *prompts.planner(question, doc_ids, docs))
         quote.stage("extractor")  # in stage order; counted per document below
         values = round(sizes.FIELDS_PER_QUESTION * len(docs))
@@ -82,7 +85,7 @@ def quote_questions(
     extraction = quote.stage("extractor")
     for reads, doc_ids in grouped(readers).items():
         sampled = spread_ids(doc_ids, SAMPLE_DOCUMENTS)
-        per_call = mean([prompts.extractor(catalog.get(d), reads) for d in sampled])
+        per_call = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d])) for d in sampled])
         extraction.add(len(doc_ids), *per_call)
     quote.documents = len(readers)
     if whole_catalog:
@@ -99,6 +102,11 @@ def quote_questions(
         "an LM call only for what they cannot, about one per question at most)"
     )
     quote.notes.append(NOT_COUNTED.format(rounds=settings.code_rounds))
+    if extraction.calls:
+        quote.notes.append(
+            f"fact repairs: at most one more call per document, {extraction.calls:,.0f} calls and about "
+            f"{extraction.tokens_in + extraction.tokens_out:,.0f} tokens if every document's facts failed the check"
+        )
     escalation_note(quote, settings)
     return quote.priced(settings)
 

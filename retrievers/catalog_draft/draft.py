@@ -289,22 +289,47 @@ class DraftWriteError(CollateError):
 
 
 def unsettled_report(rows: list[DraftRow], out: Path) -> str:
-    lines = [
-        f"# {len(rows)} file(s) the draft could not settle, left out of {out.name}. For each: what is "
-        "missing, then its row; fill in the ? fields and add the line to the catalog.",
-    ]
-    for r in rows:
-        row = r.row(out.parent)
-        row.pop("confidence")
-        row["source"] = {**row["source"], **{name: "by hand" for name in r.missing()}}
-        for name in r.missing():
-            row[name] = "?"
-        lines += [
-            f"{r.file.name}: {why_unsettled(r)}",
-            *(f"  note: {n}" for n in r.notes),
-            "  " + json.dumps(row, ensure_ascii=False),
-        ]
+    """The rows left out of `out`: the files to complete by hand, then the byte-identical copies (nothing to
+    fill in: each names the file it copies; a list that called them "could not settle" beside a summary of
+    "0 unsettled" read as a contradiction)."""
+    lines = []
+    for group, header in (
+        (
+            [r for r in rows if r.duplicate_of is None],
+            "file(s) the draft could not settle, left out of {out}. For each: what is missing, then its row; "
+            "fill in the ? fields and add the line to the catalog.",
+        ),
+        (
+            [r for r in rows if r.duplicate_of is not None],
+            "file(s) left out of {out} as byte-identical copies of a file it holds: nothing to fill in. To "
+            "keep one too, add its row to the catalog, or draft with --keep-duplicates.",
+        ),
+    ):
+        if group:
+            lines.append(f"# {len(group)} " + header.format(out=out.name))
+        for r in group:
+            row = r.row(out.parent)
+            row.pop("confidence")
+            row["source"] = {**row["source"], **{name: "by hand" for name in r.missing()}}
+            for name in r.missing():
+                row[name] = "?"
+            lines += [
+                f"{r.file.name}: {why_unsettled(r)}",
+                *(f"  note: {n}" for n in r.notes),
+                "  " + json.dumps(row, ensure_ascii=False),
+            ]
     return "\n".join(lines) + "\n"
+
+
+def copy_note(row: DraftRow, indexed: bool = False) -> str:
+    """A file left out as a byte-identical copy, in one line: the file it copies, the row kept, the flag."""
+    original = row.duplicate_of
+    assert original is not None
+    done, verb = ("indexed once", "index") if indexed else ("kept once", "keep")
+    return (
+        f"a byte-identical copy of {original.file.name} (id {original.id}): {done}, as {original.id}; "
+        f"pass --keep-duplicates to {verb} both"
+    )
 
 
 def why_unsettled(row: DraftRow) -> str:
@@ -313,10 +338,7 @@ def why_unsettled(row: DraftRow) -> str:
     if row.conflict:
         return f"{row.conflict}. Fix: read the file, and complete its row by hand"
     if row.duplicate_of is not None:
-        return (
-            f"byte-identical to {row.duplicate_of.file.name} (id {row.duplicate_of.id}): kept once, as "
-            f"{row.duplicate_of.id}. Fix: none needed; to keep both, add its row (or draft with --keep-duplicates)"
-        )
+        return copy_note(row)
     where = "its first pages"
     if row.missing() == ["symbol"]:
         where += ", its Item 5, or another filing of its company in the folder"

@@ -13,6 +13,7 @@ from pathlib import Path
 from retrievers.catalog_draft.draft import (
     DraftRow,
     DraftWriteError,
+    copy_note,
     draft_catalog,
     summary,
     unsettled_path,
@@ -67,7 +68,7 @@ def build_note(pdf_dir: str | Path, out: Path, rows: list[DraftRow]) -> str:
         if r.problem:  # the file itself needs fixing; a fixed file is drafted by the next build
             lines.append(f"NOT INDEXED {r.file.name}: {r.problem}; then build again")
         elif r.duplicate_of is not None:
-            lines.append(f"IDENTICAL {r.file.name}: {why_unsettled(r)}")
+            lines.append(f"IDENTICAL {r.file.name}: {copy_note(r, indexed=True)}")
         elif not r.settled:
             lines.append(
                 f"NOT INDEXED {r.file.name}: {why_unsettled(r)}. Fix: complete its row in {unsettled_path(out)}, "

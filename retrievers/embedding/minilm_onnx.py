@@ -9,7 +9,9 @@ are minilm.py's.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -86,6 +88,27 @@ def export(model_dir: Path, path: Path) -> None:
             os.unlink(tmp)
 
 
+class _QuantizerAdvice(logging.Filter):
+    """onnxruntime's quantizer logs "Please consider to run pre-processing before quantization" on the
+    root logger (logging.warning), where the quiet level the commands give the "onnxruntime" logger cannot
+    reach it: a fresh clone's first `collate demo` printed it in the middle of the build. It is dropped
+    while that logger is quiet (the default); -v lets it through."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from_quantizer = record.name == "root" and f"onnxruntime{os.sep}quantization" in record.pathname
+        return not from_quantizer or logging.getLogger("onnxruntime").getEffectiveLevel() <= record.levelno
+
+
+@contextlib.contextmanager
+def quantizer_advice_quiet():
+    advice = _QuantizerAdvice()
+    logging.getLogger().addFilter(advice)
+    try:
+        yield
+    finally:
+        logging.getLogger().removeFilter(advice)
+
+
 def quantize(fp32: Path, path: Path) -> None:
     """Dynamic int8 weights, per output channel, 7-bit range; atomic write.
 
@@ -104,9 +127,10 @@ def quantize(fp32: Path, path: Path) -> None:
         source = Path(private) / "fp32.onnx"
         os.link(fp32, source)
         try:
-            quantize_dynamic(
-                str(source), tmp, per_channel=True, reduce_range=True, weight_type=QuantType.QInt8
-            )
+            with quantizer_advice_quiet():
+                quantize_dynamic(
+                    str(source), tmp, per_channel=True, reduce_range=True, weight_type=QuantType.QInt8
+                )
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):

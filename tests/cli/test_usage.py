@@ -14,7 +14,20 @@ from collate.cli import COMMANDS
 from collate.cli import main as collate
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("dspy", "mlflow", "torch", "faiss", "pandas", "onnxruntime", "sentence_transformers", "litellm")
+# reportlab (0.7 s) and pydantic (0.3 s, with the reader's rules 1.1 s) held `collate synth --help` at 1.8 s
+# and `collate reader --help` at 2.1 s on a loaded machine (bench/help_speed.py)
+HEAVY = (
+    "dspy",
+    "mlflow",
+    "torch",
+    "faiss",
+    "pandas",
+    "onnxruntime",
+    "sentence_transformers",
+    "litellm",
+    "reportlab",
+    "pydantic",
+)
 
 
 def test_a_mistyped_command_is_one_line_with_did_you_mean(capsys):
@@ -78,6 +91,11 @@ def test_the_parsers_copies_of_choices_match_their_sources():
     assert tuple(DENSE_CHUNKS) == parsers.DENSE_CHUNKS and tuple(MODES) == parsers.MODES
     assert (HASHING, MINILM, JIEBA, NGRAM) == (parsers.HASHING, parsers.MINILM, parsers.JIEBA, parsers.NGRAM)
     assert (Settings.concurrency, Settings.k) == (parsers.CONCURRENCY, parsers.K)
+    from data.synth.corpus import DEFAULT_YEARS, MAX_COMPANIES
+    from data.synth.style import FAMILIES
+
+    assert (DEFAULT_YEARS, MAX_COMPANIES) == (parsers.SYNTH_YEARS, parsers.SYNTH_MAX_COMPANIES)
+    assert tuple(FAMILIES) == parsers.SYNTH_STYLES
 
 
 def test_a_missing_program_file_is_named_as_given(tmp_path, capsys):

@@ -169,10 +169,17 @@ def test_identical_pdfs_are_drafted_once_and_the_copy_named(pdfs, tmp_path, caps
     out = tmp_path / "catalog.jsonl"
     assert collate(["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--no-lm"]) == 1  # review, empty
     printed = capsys.readouterr().out
-    assert "IDENTICAL zz-copy.pdf: byte-identical to a1f3.pdf (id a1f3): kept once" in printed
-    assert "--keep-duplicates" in printed and "1 byte-identical to another file, kept once" in printed
+    assert (
+        "IDENTICAL zz-copy.pdf: a byte-identical copy of a1f3.pdf (id a1f3): kept once, as a1f3; "
+        "pass --keep-duplicates to keep both\n"
+    ) in printed
+    assert "1 byte-identical to another file, kept once" in printed
     assert sorted(d.id for d in Catalog.load(out).documents()) == ["9c0e", "a1f3"]
-    assert "zz-copy.pdf: byte-identical" in (tmp_path / "catalog.jsonl.unsettled.txt").read_text()
+    # the list keeps the copy apart from the files to complete: it has nothing to fill in
+    to_complete, copies = (tmp_path / "catalog.jsonl.unsettled.txt").read_text().split("\n# ")
+    assert to_complete.startswith("# 2 file(s) the draft could not settle") and "zz-copy" not in to_complete
+    assert copies.startswith("1 file(s) left out of catalog.jsonl as byte-identical copies")
+    assert "zz-copy.pdf: a byte-identical copy of a1f3.pdf (id a1f3)" in copies and "?" not in copies
 
     kept = ["catalog", "--pdf-dir", str(pdfs), "--out", str(out), "--no-lm", "--force", "--keep-duplicates"]
     assert collate(kept) == 1
@@ -186,10 +193,39 @@ def test_build_indexes_identical_pdfs_of_a_given_catalog_once_and_names_them(pdf
         {"id": "GLEN_2022", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "a1f3.pdf"},
         {"id": "GLEN_2022_copy", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "copy.pdf"},
     ]
+    rows.append(
+        {"id": "GLEN_2022_again", "symbol": "ACMW", "year": 2022, "doctype": "10K", "path": "a1f3.pdf"}
+    )
     catalog.write_text("".join(json.dumps(r) + "\n" for r in rows))
     index = tmp_path / "index"
     argv = ["--catalog", str(catalog), "--pdf-dir", str(pdfs), "--index", str(index), "--embedder", HASHING]
     assert build([*argv, "--workers", "1", "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "IDENTICAL GLEN_2022_copy: its PDF copy.pdf is byte-identical to GLEN_2022's" in printed
+    # one line each: which row and file is the copy, of which row and file, and the flag
+    assert (
+        "IDENTICAL GLEN_2022_copy: its file copy.pdf is a byte-identical copy of GLEN_2022's a1f3.pdf: "
+        "indexed once, as GLEN_2022; pass --keep-duplicates to index both\n"
+    ) in printed
+    assert (  # a row naming the same file is no "copy": it is the same file
+        "IDENTICAL GLEN_2022_again: names the same file as GLEN_2022, a1f3.pdf: indexed once, as GLEN_2022; "
+        "pass --keep-duplicates to index both\n"
+    ) in printed
     assert [d.id for d in Catalog.open(index).documents()] == ["GLEN_2022"]
+
+
+def test_a_drafting_build_names_the_copy_it_indexes_once_and_exits_0(tmp_path, capsys):
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    write_filing(folder / "a1f3.pdf", [SEC_10K_COVER, "PART I\nItem 1. Business\nWe make widgets."])
+    (folder / "zz-copy.pdf").write_bytes((folder / "a1f3.pdf").read_bytes())
+    index = tmp_path / "index"
+    argv = ["--pdf-dir", str(folder), "--index", str(index), "--embedder", HASHING, "--workers", "1"]
+    assert build([*argv, "--no-progress"]) == 0  # nothing failed: the copy is indexed as a1f3
+    printed = capsys.readouterr().out
+    assert (
+        "IDENTICAL zz-copy.pdf: a byte-identical copy of a1f3.pdf (id a1f3): indexed once, as a1f3; "
+        "pass --keep-duplicates to index both\n"
+    ) in printed
+    listing = (index / "catalog.draft.jsonl.unsettled.txt").read_text()
+    assert listing.startswith("# 1 file(s) left out of catalog.draft.jsonl as byte-identical copies")
+    assert "could not settle" not in listing

@@ -271,3 +271,58 @@ def test_the_demo_reader_is_quoted_in_its_own_count():
     reader = counter_for(Settings(lm="openai/collate-reader"))
     assert reader.count(chinese) == CHARS_OVER_FOUR.count(chinese) and "demo reader" in reader.name
     assert counter_for(Settings(lm="openai/gpt-4.1")).name == default_counter().name
+
+
+def test_the_extraction_quote_shows_what_the_questions_retrieve_and_grows_with_distinct_questions(
+    small_corpus,
+):
+    """Issue 31 item 6: on the real filings the quote spread a filing's chunks evenly (retrieved passages are
+    1.12 times longer: statements' tables rank first) and gave a filing read by two questions asking
+    different things 8-9 passages where the extractor showed 14-16."""
+    from programs.quote.prompts import StagePrompts
+    from programs.quote.questions import quote_adapter
+
+    corpus, index = small_corpus
+    settings = Settings.from_env({"lm": "openai/fake-brain"}, require_lm=False).replace(fact_reuse=False)
+    store = IndexStore.open(index)
+    program = build_program(settings, store)
+    prompts = StagePrompts(program, store, quote_adapter(settings), CHARS_OVER_FOUR, settings, k=5)
+    doc = store.catalog.documents()[0]
+    assets, address = "What were the total assets?", "Where is the registered office address?"
+    shown: list[str] = []
+    real_format = prompts.adapter.format
+    prompts.adapter.format = lambda signature, demos, inputs: (
+        shown.extend(inputs["passages"]) or real_format(signature, demos, inputs)
+    )  # type: ignore[method-assign]
+    one = prompts.extractor(doc, 1, (assets,))
+    top = store.search(doc.id, assets, k=5)[0]
+    assert f"[page {top.page}] {top.text}" in shown  # the best passage for the question, not a spread chunk
+    same = prompts.extractor(doc, 2, (assets, assets))
+    distinct = prompts.extractor(doc, 2, (assets, address))
+    assert distinct[0] > same[0] > one[0]  # a second question on another topic retrieves passages of its own
+
+
+def test_the_real_filings_bench_skips_in_one_line_where_they_are_absent(tmp_path, capsys):
+    from bench import estimate_accuracy
+
+    assert estimate_accuracy.main(["--real", str(tmp_path / "nowhere")]) == 0
+    assert capsys.readouterr().out.startswith("skipped: no real filings at ")
+
+
+def test_the_any_filing_reader_names_the_asked_figure_and_quotes_a_row_of_it():
+    """The bench's reader for real filings (fakes/any_filing.py): a verifiable fact, not any first number."""
+    from fakes.any_filing import asked_metric, extract
+
+    name, description = asked_metric("What is the FY2019 net income attributable to shareholders for Amazon?")
+    assert (name, description) == (
+        "net_income_attributable_to_shareholders",
+        "net income attributable to shareholders",
+    )
+    passage = "[page 61] (In thousands)\nNet revenue 7,301,505 5,854,430\nNet income $ 1,693,954 $ 1,168,782"
+    spec = {"name": name, "description": description, "type": "number", "unit": "USD"}
+    (value,) = extract({"field_specs": [spec], "passages": [passage]})["values"]
+    assert (value["value"], value["page"], value["quote"]) == (
+        "1,693,954",
+        61,
+        "Net income $ 1,693,954 $ 1,168,782",
+    )

@@ -78,3 +78,15 @@ def test_codes_tickers_and_lists():
 def test_a_token_with_an_exponent_beyond_a_float_is_no_quantity_and_no_crash():
     # issue 21: an answer tagged "[3e905312]" (a hash) crashed the scoring of the whole run (OverflowError)
     assert [q.value for q in find_quantities("净利润 1.5e+3 元 [3e905312]")] == [1500.0]
+
+
+def test_the_demo_reader_and_the_scorer_read_chinese_counts_from_one_table():
+    """fakes/ asks for the top K the scorer then reads in the answer: one table of digits (signatures)."""
+    from fakes.coding import top_k
+    from signatures.vocabulary import zh_numeral
+
+    for numeral, count in [("一", 1), ("两", 2), ("三", 3), ("九", 9), ("十", 10)]:
+        assert zh_numeral(numeral) == count
+        assert top_k(f"资本充足率最高的前{numeral}家公司") == count
+        assert [q.value for q in find_quantities(f"共有{numeral}家公司")] == [count]
+    assert [zh_numeral(t) for t in ("十二", "二十三", "零", "百", "一二")] == [12, 23, 0, None, None]

@@ -103,6 +103,13 @@ def test_ui_command_names_the_store_and_a_single_worker():
     assert "--backend-store-uri sqlite:////tmp/x/mlflow.db" in command
     assert "--workers 1" in command and "MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false" in command
     assert "127.0.0.1:5123" in command
+    linked = tracking.ui_command("sqlite:////tmp/x/mlflow.db", port=5123, experiment_id="7")
+    # the comparison view, and the Models page as charts (its table shows no score without scrolling)
+    assert linked.endswith(
+        f"open http://127.0.0.1:5123{tracking.view_path('7')} "
+        f"(each program's scores: http://127.0.0.1:5123{tracking.models_path('7')})"
+    )
+    assert "viewMode=CHART" in tracking.models_path("7")
 
 
 def test_a_run_opened_inside_another_becomes_its_child():
@@ -158,6 +165,7 @@ def test_the_headline_view_is_a_saved_view_of_evaluation_runs_best_first_that_fi
     # the table's columns plus its checkbox column (73 px) inside 1400 px less the side bar and margins
     assert sum(state["columnWidths"].values()) + 73 <= 1400 - 222 - 30
     assert tags["mlflow.note.content"].count(tracking.view_path(experiment)) == 1
+    assert tags["mlflow.note.content"].count(tracking.models_path(experiment)) == 1
     # a second use changes nothing the user may have edited: same view, same description
     tracking.use_store("t-view")
     again = MlflowClient(tracking.tracking_uri()).get_experiment(experiment).tags
@@ -165,6 +173,20 @@ def test_the_headline_view_is_a_saved_view_of_evaluation_runs_best_first_that_fi
         again[f"mlflow.sharedViewState.{tracking.VIEW_KEY}"]
         == tags[f"mlflow.sharedViewState.{tracking.VIEW_KEY}"]
     )
+
+
+def test_the_description_this_module_wrote_before_gains_the_models_link_and_a_users_own_is_kept():
+    experiment = tracking.use_store("t-note")
+    client = MlflowClient(tracking.tracking_uri())
+    older = next(iter(tracking._older_notes(experiment)))
+    client.set_experiment_tag(experiment, "mlflow.note.content", older)
+    tracking.use_store("t-note")
+    assert client.get_experiment(experiment).tags["mlflow.note.content"] == tracking.experiment_note(
+        experiment
+    )
+    client.set_experiment_tag(experiment, "mlflow.note.content", "my own notes")
+    tracking.use_store("t-note")
+    assert client.get_experiment(experiment).tags["mlflow.note.content"] == "my own notes"
 
 
 def test_a_run_can_name_the_questions_it_answered_as_its_dataset_input():

@@ -5,7 +5,9 @@ Issue 31: the comparison view ranked the demo's 10-question runs (0.6) above the
 overview, and no page said which program won on which dataset. Here a store made by the test (two
 programs compiled with the rule-based fake LM, each evaluated on two question sets) is served by
 `mlflow server`; the comparison view and the Models page show, without scrolling, which program won on
-which questions, by how much and at what cost (unknown here: no price is set, and the page says so).
+which questions, by how much and at what cost (unknown here: no price is set, and the page says so); the
+Models page as charts (the link every command prints) shows each program's score printed on its bar, the
+compiles' dev scores on screen, each evaluated question set in a section of its own below.
 
 Slow (two compiles, four runs, the server, then a few page loads); run it with
     .venv/bin/python -m pytest -q -p no:cacheprovider -m slow tests/evaluate_run/test_ui_browser.py
@@ -21,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -29,12 +32,16 @@ from mlflow.tracking import MlflowClient
 from collate import run as collate_run
 from evaluate import tracking
 from optimize import compile as compile_cli
+from programs.compiled import file_hash as compiled_hash
 from tests.evaluate_run.headless import Browser
 from tests.evaluate_run.test_ui_server import _free_port, _wait_up
 
 pytestmark = pytest.mark.slow
 
 WIDTH, HEIGHT = 1400, 900
+# A returning user who closed MLflow's assistant. Its first-visit opening cannot be turned off by the
+# project: the UI opens it when the host is localhost/127.0.0.1/::1 and this storage key is unset (MLflow
+# 3.17's main.*.js); no server option, no store tag reaches the browser's storage (docs/evaluation.md).
 ASSISTANT_CLOSED = {
     "mlflow.assistant.fab.autoOpenedOnFirstLoad_v1": "true",
     "mlflow.assistant.panelOpen_v1": "false",
@@ -58,6 +65,24 @@ LAYOUT = r"""(() => {
 })()"""
 
 
+# The Models page as charts (tracking.models_path): per chart, its section's and metric's title, where it
+# sits, and each bar (a LoggedModel's id -> its value as printed on the bar, and whether that is on screen).
+CHARTS = r"""(() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
+  let card = plot; while (card && !/dev\/|acc\/|lm\/|cost\//.test(card.innerText.split('\n').slice(0, 3).join(' '))) card = card.parentElement;
+  const seen = el => { const r = el.getBoundingClientRect();
+    return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth; };
+  const labels = [...plot.querySelectorAll('text.bartext')];  // plotly draws them in the trace's order
+  const trace = (plot.data || [])[0] || {y: [], text: []};
+  return {title: card ? card.innerText.split('\n').slice(0, 2).join(' ').trim() : '',
+          bars: trace.y.map((model, i) => ({model, text: String(trace.text[i]), seen: !!labels[i] && seen(labels[i])}))};
+}))()"""
+# MLflow draws a section's charts only once scrolled near: scroll the charts' box down, 400 px a step.
+SCROLL_CHARTS = r"""(() => { const boxes = [...document.querySelectorAll('*')].filter(e =>
+    e.scrollHeight > e.clientHeight + 20 && /auto|scroll/.test(getComputedStyle(e).overflowY) && e.querySelector('.js-plotly-plot'));
+  const box = boxes[boxes.length - 1]; if (!box) return false;
+  const before = box.scrollTop; box.scrollTop += 400; return box.scrollTop > before; })()"""
+
+
 def _compile(small_corpus, out: Path, demos: str) -> dict:
     corpus, index = small_corpus
     argv = ["--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out),
@@ -74,12 +99,15 @@ def _evaluate(small_corpus, program: Path, out: Path, split: str, limit: str) ->
     return json.loads((out / "summary.json").read_text(encoding="utf-8"))
 
 
-def _build_store(small_corpus, folder: Path) -> tuple[str, dict]:
-    """Two compiled programs, each evaluated on two question sets: {(program hash, compare_on): summary}."""
+def _build_store(small_corpus, folder: Path, compiles: list | None = None) -> tuple[str, dict]:
+    """Two compiled programs, each evaluated on two question sets: {(program hash, compare_on): summary};
+    each compile's sidecar (with its program's hash as dev_hash) appended to `compiles`."""
     runs = {}
     for demos in ("1", "2"):
         program = folder / f"compiled-{demos}.json"
-        _compile(small_corpus, program, demos)
+        meta = _compile(small_corpus, program, demos)
+        if compiles is not None:
+            compiles.append({**meta, "dev_hash": compiled_hash(program)})
         for split, limit in (("all", "4"), ("test", "3")):
             summary = _evaluate(small_corpus, program, folder / f"run-{demos}-{split}", split, limit)
             tags = MlflowClient(tracking.tracking_uri()).get_run(summary["run_id"]).data.tags
@@ -134,7 +162,8 @@ def _keep(png: Path) -> Path:
 def test_the_view_and_the_models_page_show_which_program_won_on_which_questions(
     small_corpus, brain_server, tmp_path
 ):
-    experiment, runs = _build_store(small_corpus, tmp_path)
+    compiles: list[dict] = []
+    experiment, runs = _build_store(small_corpus, tmp_path, compiles)
     server = _serve(tmp_path)
     rows = "document.querySelectorAll('.ag-row[row-index] .ag-cell[col-id]').length"
     view = server.url + tracking.view_path(experiment)
@@ -149,9 +178,22 @@ def test_the_view_and_the_models_page_show_which_program_won_on_which_questions(
             table = browser.run(LAYOUT)
             _keep(browser.screenshot(tmp_path / "mlflow_view.png"))
             models_page = f"{server.url}/#/experiments/{experiment}/models?workflowType=machine_learning"
-            _open(browser, models_page, rows, "the models", ASSISTANT_CLOSED)
+            # the source runs' names arrive after the rows (a run id stands in until then)
+            named = "document.body.innerText.split('compile bootstrap (program)').length > 2"
+            _open(browser, models_page, f"{rows} && {named}", "the models", ASSISTANT_CLOSED)
             models = browser.run(LAYOUT)
             _keep(browser.screenshot(tmp_path / "mlflow_models.png"))
+            # the link every command prints: the same page as charts, one bar per program, its score on it
+            bars = "document.querySelectorAll('.js-plotly-plot text.bartext').length >= 2"
+            _open(
+                browser, server.url + tracking.models_path(experiment), bars, "the charts", ASSISTANT_CLOSED
+            )
+            charts = browser.run(CHARTS)  # as first shown, without scrolling
+            _keep(browser.screenshot(tmp_path / "mlflow_models_charts.png"))
+            below = {c["title"]: c for c in charts}
+            while browser.run(SCROLL_CHARTS):
+                time.sleep(1.5)
+                below.update({c["title"]: c for c in browser.run(CHARTS) if c["title"] not in below})
         print(f"screenshots in {tmp_path}")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -194,6 +236,35 @@ def test_the_view_and_the_models_page_show_which_program_won_on_which_questions(
     names = {f"bootstrap-{h}" for h, _ in runs}
     assert len(names) == 2 and all(name in models["text"] for name in names), models["text"][:3000]
     assert models["text"].count("compile bootstrap (program)") == 2
+
+    # The Models page's charts: each program's score printed on its bar, per dataset. The compiles' scores on
+    # their dev questions come first and are on screen; each evaluation's questions are a section of their
+    # own (below: MLflow lays out one section per dataset, ~420 px each), each program's final accuracy on it.
+    hashes = {
+        m.model_id: m.tags["program_hash"]
+        for m in MlflowClient(tracking.tracking_uri()).search_logged_models(experiment_ids=[experiment])
+    }
+    compiled = {meta["dev_hash"]: meta["scores"]["dev_metric"] for meta in compiles}
+    dev = [c for c in charts if c["title"].endswith("dev/metric") and "dev" in c["title"]]
+    assert len(dev) == 1, [c["title"] for c in charts]
+    shown = {hashes[b["model"]]: b for b in dev[0]["bars"]}
+    assert set(shown) == set(compiled), (shown, compiled)
+    for program, score in compiled.items():
+        assert float(shown[program]["text"]) == pytest.approx(score, abs=5e-3) and shown[program]["seen"]
+    assert any(
+        c["title"].endswith("acc/final") for c in charts
+    )  # the next dataset's section starts on screen
+    for _, compare_on in runs:
+        split = compare_on.split()[0]
+        finals = [
+            c
+            for c in below.values()
+            if c["title"].endswith("acc/final") and f" {split} " in f" {c['title']} "
+        ]
+        assert len(finals) == 1, (split, [c["title"] for c in charts])
+        for bar in finals[0]["bars"]:
+            final = runs[(hashes[bar["model"]], compare_on)]["final_accuracy"]
+            assert float(bar["text"]) == pytest.approx(final, abs=5e-3), (split, bar)
     assert (tmp_path / "mlflow_view.png").stat().st_size > 10_000
 
 

@@ -174,7 +174,8 @@ def test_an_identical_rerun_is_free_and_says_so(small_corpus, brain_server, tmp_
     assert _compile(small_corpus, tmp_path / "first.json", *args) == 0
     first = json.loads((tmp_path / "first.meta.json").read_text())
     sent = brain_server.calls
-    assert sent == 1 + first["budget"]["lm_calls"] + first["dev_scoring"]["lm_calls"] > 1  # 1: the LM check
+    scoring = first["dev_scoring"]["lm_calls"] + first["before_scoring"]["lm_calls"]  # after, and before
+    assert sent == 1 + first["budget"]["lm_calls"] + scoring > 1  # 1: the LM check
     capsys.readouterr()
     cap = first["budget"]["lm_calls"] // 2  # charged per call, the rerun would be stopped half-way
     # --force: a cap below what the estimate prices (it knows nothing of the cache) must not stop a free rerun
@@ -207,7 +208,7 @@ def test_the_summary_says_what_changed_or_that_nothing_did(small_corpus, brain_s
     with_demos = {p for p in PREDICTORS if state[p]["demos"]}
     assert {c["predictor"] for c in some["changes"]["predictors"]} == with_demos != set()
     assert some["changes"]["demos_added"] == sum(len(state[p]["demos"]) for p in PREDICTORS)
-    assert f"changes: {some['changes']['summary']}" in capsys.readouterr().out
+    assert f"changes: {some['changes']['by_stage']}" in capsys.readouterr().out
     assert all(f"{p} +1 demo" in some["changes"]["summary"] for p in with_demos)  # --max-demos 1
 
 

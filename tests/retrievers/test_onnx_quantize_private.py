@@ -8,6 +8,7 @@ reproduced with two processes on an empty cache).
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 
@@ -54,3 +55,32 @@ def test_each_quantization_reads_a_private_copy_of_the_graph(tmp_path, monkeypat
         "graph-int8-0.onnx",
         "graph-int8-1.onnx",
     ]
+
+
+# onnxruntime's own call, compiled under its file name so the record carries the quantizer's path
+ADVICE = 'import logging\ndef quantize_dynamic(model_input, model_output, **_):\n    logging.warning("Please consider to run pre-processing before quantization.")\n    open(model_output, "wb").write(b"int8")\n'
+
+
+def test_the_quantizers_advice_on_the_root_logger_is_quiet_unless_verbose(tmp_path, monkeypatch, caplog):
+    """A fresh clone's first `collate demo` printed "WARNING root: Please consider to run pre-processing
+    before quantization. Refer to example: https://github.com/..." in the middle of its build."""
+    import os
+
+    namespace: dict = {}
+    exec(
+        compile(ADVICE, os.path.join("site-packages", "onnxruntime", "quantization", "quantize.py"), "exec"),
+        namespace,
+    )
+    monkeypatch.setattr(quantization, "quantize_dynamic", namespace["quantize_dynamic"])
+    fp32 = tmp_path / "graph-fp32.onnx"
+    fp32.write_bytes(b"graph")
+    onnx_logger = logging.getLogger("onnxruntime")
+    monkeypatch.setattr(onnx_logger, "level", logging.ERROR)  # what the commands set (collate.inputs)
+    with caplog.at_level(logging.WARNING):
+        minilm_onnx.quantize(fp32, tmp_path / "quiet.onnx")
+        assert "pre-processing" not in caplog.text
+        onnx_logger.setLevel(logging.INFO)  # -v
+        minilm_onnx.quantize(fp32, tmp_path / "verbose.onnx")
+        assert "pre-processing" in caplog.text
+    logging.warning("an application's own warning still shows")
+    assert "still shows" in caplog.text and logging.getLogger().filters == []
