@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from evaluate.runs.answering import Answered
+from evaluate.runs.outcome import Answered
 
 MAX_TEXT = 4000  # a passage or a stdout cut to this many characters: a trace is read, not archived
 
