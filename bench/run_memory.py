@@ -15,7 +15,9 @@ wave's plans and passages are in memory while it is answered). TREE: a checkout 
 against (e.g. `git archive COMMIT | tar -x -C /tmp/before`), run the same way; omitted, only this tree
 is measured. Each run is its own process: peak RSS is its ru_maxrss (wait4), peak PSS the highest Pss
 of /proc/PID/smaps_rollup sampled every 0.1 s. Printed per run, then per tree the growth per question
-from N to 4N, and this tree's peaks over the baseline's.
+from N to 4N, and this tree's peaks over the baseline's. --heap: each run in process under tracemalloc
+(slower), and the Python heap it holds once every question is answered and scored (heap_held_mb, its
+growth per question: what the run keeps of its answers, apart from native memory) and at its peak.
 """
 
 from __future__ import annotations
@@ -31,6 +33,25 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# --heap: `collate run` in process under tracemalloc; the Python heap once every question is answered and
+# scored (after a collection), as its outputs are about to be written: what the run holds of its answers.
+HEAP_CHILD = """
+import gc, json, sys, tracemalloc
+from collate import run
+from evaluate.runs import evaluation
+held = []
+write_outputs = evaluation.write_outputs
+def measured(*args, **kwargs):
+    gc.collect()
+    held.append(tracemalloc.get_traced_memory()[0])
+    return write_outputs(*args, **kwargs)
+evaluation.write_outputs = measured
+tracemalloc.start()
+code = run.main(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    json.dump({"held": held[0], "peak": tracemalloc.get_traced_memory()[1]}, f)
+sys.exit(code)
+"""
 
 
 def repeated_dataset(demo: Path, n: int, path: Path, distinct: int) -> Path:
@@ -57,11 +78,19 @@ def pss_kb(pid: int) -> int:
 
 
 def measured_run(
-    tree: Path, dataset: Path, index: Path, work: Path, env: dict, concurrency: int, wave_size: int
+    tree: Path,
+    dataset: Path,
+    index: Path,
+    work: Path,
+    env: dict,
+    concurrency: int,
+    wave_size: int,
+    heap: bool = False,
 ) -> dict:
     """`collate run` of `dataset` with the code of `tree`, in its own process: its peaks and seconds."""
     out = work / "run"
-    command = [sys.executable, "-m", "collate", "run", "--dataset", str(dataset), "--index", str(index)]
+    runner = ["-c", HEAP_CHILD, str(work / "heap.json")] if heap else ["-m", "collate"]
+    command = [sys.executable, *runner, "run", "--dataset", str(dataset), "--index", str(index)]
     command += ["--out", str(out), "--concurrency", str(concurrency), "--no-judge", "--no-progress"]
     run_env = {
         **os.environ,
@@ -92,12 +121,17 @@ def measured_run(
     if proc.returncode != 0:
         raise SystemExit(f"collate run failed ({proc.returncode}) in {tree}: {stderr[-2000:]}")
     answered = sum(1 for line in (out / "answers.jsonl").open(encoding="utf-8") if line.strip())
-    return {
+    figures = {
         "questions": answered,
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "peak_pss_mb": round(peak_pss[0] / 1024, 1),
         "seconds": round(time.perf_counter() - start, 1),
     }
+    if heap:
+        traced = json.loads((work / "heap.json").read_text())
+        figures["heap_held_mb"] = round(traced["held"] / 2**20, 2)
+        figures["heap_peak_mb"] = round(traced["peak"] / 2**20, 2)
+    return figures
 
 
 def main(argv=None) -> int:
@@ -108,6 +142,7 @@ def main(argv=None) -> int:
     p.add_argument("--distinct", type=int, default=4, help="demo questions repeated (default 4)")
     p.add_argument("--baseline", type=Path, help="a checkout of the code to compare against")
     p.add_argument("--concurrency", type=int, default=2)
+    p.add_argument("--heap", action="store_true", help="also the Python heap (tracemalloc; slower)")
     args = p.parse_args(argv)
     from fakes.brain import Brain
     from fakes.server import FakeLMServer
@@ -138,20 +173,25 @@ def main(argv=None) -> int:
     for name, runs in figures.items():
         small, large = runs[sizes[0]], runs[sizes[1]]
         grow = {
-            kind: round(
-                (large[f"peak_{kind}_mb"] - small[f"peak_{kind}_mb"]) * 1024 / (sizes[1] - sizes[0]), 1
-            )
-            for kind in ("rss", "pss")
+            kind: round((large[key] - small[key]) * 1024 / (sizes[1] - sizes[0]), 1)
+            for kind, key in (("RSS", "peak_rss_mb"), ("PSS", "peak_pss_mb"), ("heap held", "heap_held_mb"))
+            if key in small
         }
         print(
-            f"{name:8s} growth per question from {sizes[0]} to {sizes[1]}: RSS {grow['rss']} KB, PSS {grow['pss']} KB"
+            f"{name:8s} growth per question from {sizes[0]} to {sizes[1]}: "
+            + ", ".join(f"{kind} {value} KB" for kind, value in grow.items())
         )
     if "baseline" in figures:
         for n in sizes:
             this, base = figures["this"][n], figures["baseline"][n]
+            held = (
+                f", Python heap held {this['heap_held_mb'] / base['heap_held_mb']:.3f}"
+                if "heap_held_mb" in this
+                else ""
+            )
             print(
                 f"{n} questions: this tree's peak RSS {this['peak_rss_mb'] / base['peak_rss_mb']:.3f}, "
-                f"peak PSS {this['peak_pss_mb'] / base['peak_pss_mb']:.3f} of the baseline's"
+                f"peak PSS {this['peak_pss_mb'] / base['peak_pss_mb']:.3f}{held} of the baseline's"
             )
     return 0
 
