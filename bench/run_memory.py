@@ -167,6 +167,7 @@ def main(argv=None) -> int:
                     server.env(),
                     args.concurrency,
                     args.wave_size,
+                    heap=args.heap,
                 )
                 figures.setdefault(name, {})[n] = run
                 print(f"{name:8s} {json.dumps(run)}", flush=True)
