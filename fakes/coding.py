@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from fakes.fields import RATIOS, rule_named, rules_for
+from fakes.fields import MARGINS, RATIOS, rule_named, rules_for
 from fakes.reading import chinese_number
 
 IDENTITY = ("id", "symbol", "year", "doctype")
@@ -55,6 +55,13 @@ def has(question: str, *words: str) -> bool:
 
 def choose_metric(question: str, cols: list[str]) -> tuple[str | None, str | None]:
     """The column to compute on, and a derived-ratio line when the question asks for a ratio of two items."""
+    for key, (margin, revenue, cost) in MARGINS.items():
+        if has(question, key) and revenue in cols and cost in cols:
+            line = (
+                f'd["{margin}"] = (pd.to_numeric(d["{revenue}"], errors="coerce") - '
+                f'pd.to_numeric(d["{cost}"], errors="coerce")) / pd.to_numeric(d["{revenue}"], errors="coerce")'
+            )
+            return margin, line
     for key, (ratio, num, den) in RATIOS.items():
         if has(question, key) and num in cols and den in cols:
             line = (

@@ -417,6 +417,14 @@ RATIOS = {
     "debt to assets": ("debt_to_assets_ratio", "total_liabilities", "total_assets"),
     "intangible": ("intangible_to_total_assets_ratio", "intangible_assets", "total_assets"),
     "inventory": ("inventory_to_current_assets_ratio", "inventory", "current_assets"),
+    "other business revenue": ("other_business_revenue_ratio", "other_business_revenue", "operating_revenue"),
+}
+# Margins it derives: (result name, revenue, cost) -> (revenue - cost) / revenue. Without this rule it
+# ranked "the highest gross profit margin" by operating revenue and said so as an answer (a confident
+# wrong answer about another figure, on 2 of the 40 demo questions).
+MARGINS = {
+    "gross profit margin": ("gross_profit_margin", "operating_revenue", "operating_costs"),
+    "gross margin": ("gross_profit_margin", "operating_revenue", "operating_costs"),
 }
 
 

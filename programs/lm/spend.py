@@ -262,4 +262,18 @@ def settle(threads_before: set[threading.Thread], seconds: float = 30.0) -> None
     deadline = time.monotonic() + seconds
     for thread in set(threading.enumerate()) - threads_before:
         if not thread.daemon and thread is not threading.current_thread():
+            join_when_started(thread, deadline)
+
+
+def join_when_started(thread: threading.Thread, deadline: float) -> None:
+    """Join `thread` by `deadline`. A thread the pool is still starting is listed by threading.enumerate()
+    before join() accepts it ("cannot join thread before it is started": a MIPROv2 compile stopped by
+    --max-calls 300 on the demo ended in that traceback): wait for it to start, then join."""
+    while True:
+        try:
             thread.join(max(0.0, deadline - time.monotonic()))
+            return
+        except RuntimeError:  # not started yet
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(0.01)

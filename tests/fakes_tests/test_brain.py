@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import io
 import json
+import statistics
 
 import dspy
 import pandas as pd
@@ -259,3 +260,40 @@ def test_extract_counts_female_executives_in_run_together_table_rows():
     row = "姓名 职务 性别 年龄 任期起始日期孔帆林 董事长 男 46 2016年4月萧艳燕 副行长 女 61 2017年11月马丽 非执行董事 女 58 2017年10月"
     value = extract_field(count, [f"[page 5] {row}"])
     assert (value["value"], value["page"]) == ("2", 5)
+
+
+US_ROWS = [  # revenue ranks BIG first, margin ranks LEAN first
+    {
+        "symbol": s,
+        "year": 2021,
+        "operating_revenue": rev,
+        "operating_costs": cost,
+        "other_business_revenue": other,
+    }
+    for s, rev, cost, other in [
+        ("BIG", 1000.0, 900.0, 10.0),
+        ("LEAN", 200.0, 60.0, 50.0),
+        ("MID", 500.0, 300.0, 5.0),
+        ("TINY", 50.0, 40.0, 1.0),
+    ]
+]
+
+
+def test_a_margin_or_a_share_is_computed_from_its_items_not_ranked_by_revenue():
+    """It ranked "the highest gross profit margin" by operating revenue (BIG first) and said so as an answer."""
+
+    def code(question):
+        columns = "operating_revenue (number)\noperating_costs (number)\nother_business_revenue (number)"
+        return write_code({"question": question, "columns": columns, "sample_records": US_ROWS})["code"]
+
+    out = run(code("Which three companies had the highest gross profit margin in 2021?"), US_ROWS)
+    assert out["metric"] == "gross_profit_margin" and out["symbols"] == ["LEAN", "MID", "TINY"]
+    out = run(code("What is the population standard deviation of the gross profit margin in 2021?"), US_ROWS)
+    assert abs(out["value"] - statistics.pstdev([0.1, 0.7, 0.4, 0.2])) < 1e-9
+    out = run(
+        code(
+            "Which three companies had the highest share of other business revenue in total revenue in 2021?"
+        ),
+        US_ROWS,
+    )
+    assert out["metric"] == "other_business_revenue_ratio" and out["symbols"][:2] == ["LEAN", "TINY"]
