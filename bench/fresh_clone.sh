@@ -30,7 +30,7 @@ for pass in cold warm; do
   ( source .venv/bin/activate && collate demo ) > "$base/demo2.log" 2>&1; rc2=$?
   t3=$(now)
   kill "$sampler"
-  steps=$(tr '\r' '\n' < "$base/demo1.log" | grep -E '^(corpus|index): ' | sed -E 's/.*\((.*)\)/\1/' | paste -sd, -)
+  steps=$(tr '\r' '\n' < "$base/demo1.log" | grep -E '^(corpus|index): ' | sed -E 's/^(corpus|index): .*, ([0-9]+ s)\)$/\1 \2/' | paste -sd, - | sed 's/,/, /g')
   load=$(awk '{print $2}' "$base/load.txt" | sort -n | awk '{a[NR]=$1; s+=$1} END {printf "%s-%s, mean %.1f", a[1], a[NR], s/NR}')
   awk -v p="$pass" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v r="$rc_setup/$rc1/$rc2" -v s="$steps" -v l="$load" \
     'BEGIN {printf "%s pip cache: clone + setup.sh %.0f s, first demo %.0f s (%s), %.0f s in all; second demo %.0f s; exit codes %s; load %s\n", p, b-a, c-b, s, c-a, d-c, r, l}'

@@ -26,6 +26,15 @@ for _name in list(os.environ):
     ):
         del os.environ[_name]
 
+import signal  # noqa: E402
+
+# A suite started in the background (`cmd &`, nohup, some CI runners) inherits SIGINT ignored, and every
+# subprocess it starts inherits that too: Python then installs no KeyboardInterrupt handler, and the tests
+# that press Ctrl-C on a command wait 30 s for nothing (4 failures seen 2026-12-06). Handled, not ignored,
+# SIGINT reaches each subprocess as default again (exec resets handlers), as a terminal's Ctrl-C would.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 import dspy  # noqa: E402
 import dspy.clients.execution as _execution  # noqa: E402
 import pytest  # noqa: E402

@@ -155,6 +155,18 @@ def watch(
     done: dict | None = None
     killed_for: str | None = None
     deadline = started + startup_timeout
+
+    def take_control() -> None:
+        """Act on the complete lines the host has sent on the control pipe."""
+        nonlocal timeout, deadline, killed_for
+        for line in _control_messages(control):
+            if line.startswith("run ") and timeout is None:
+                timeout = float(line.split()[1])
+                if warm_at is not None:  # code sent: only the last steps of start-up remain
+                    deadline = time.monotonic() + startup_timeout
+            elif line == "cancel" and timeout is None:
+                killed_for = "cancelled"
+
     try:
         while runner_fds:
             remaining = deadline - time.monotonic()
@@ -193,16 +205,22 @@ def watch(
                     killed_for = "output"
                     break
                 if buffer is control:
-                    for line in _control_messages(control):
-                        if line.startswith("run ") and timeout is None:
-                            timeout = float(line.split()[1])
-                            if warm_at is not None:  # code sent: only the last steps of start-up remain
-                                deadline = time.monotonic() + startup_timeout
-                        elif line == "cancel" and timeout is None:
-                            killed_for = "cancelled"
+                    take_control()
                     if killed_for:
                         break
                 if buffer is status:
+                    if timeout is None:
+                        # The host wrote "run" before the runner could say "ready", but this read may
+                        # hold "ready" (even "done") written after a select that saw only the status
+                        # pipe: read the control pipe first, or the run's "ready" is dropped and a
+                        # finished run reads as "failed to start" (seen on a loaded machine).
+                        try:
+                            control += os.read(control_fd, 65536)
+                        except BlockingIOError:
+                            pass
+                        take_control()
+                        if killed_for:
+                            break
                     for message in _status_messages(status):
                         event = message.get("event")
                         if event == "warm" and warm_at is None:

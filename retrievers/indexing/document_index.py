@@ -25,6 +25,7 @@ from retrievers.embedding.dense_text import DENSE_TEXT_VERSION, dense_text, read
 from retrievers.embedding.embedders import Embedder, get_embedder
 from retrievers.indexing.lexical import NGRAM, LexicalIndex
 from retrievers.indexing.query_text import strip_instructions
+from retrievers.indexing.row_labels import RowLabels
 from signatures.errors import CollateError
 from signatures.types import Passage
 
@@ -67,6 +68,15 @@ HEADING_WEIGHT = 0.25
 # chunks): synthetic en hybrid recall@5 0.941 / 0.978 / 0.993 / 1.000 at dense weight 1.0 / 0.5 / 0.3 / 0;
 # real filings (15 FinanceBench dev questions, page level) 0.800 / 0.867 / 0.867 / 0.800.
 DENSE_WEIGHT_EN, DENSE_WEIGHT_ZH = 0.3, 0.1
+# The row-label ranking's weight (row_labels.py): the chunks printing a line labelled with the query's words
+# and an amount, a third ranking beside MiniLM's and BM25's. A description's own row ("Total liabilities
+# 6,385 5,393") otherwise ranks below notes quoting the words and cash-flow text. Measured 2026-12-06
+# (bench/line_item_recall.py, hybrid @5 / @1; MAX_EXTRA 1): financebench-more, 14 filings no one tuned to,
+# 99/104 / 63 -> 104/104 / 90 (weight 0.5: 104 / 86; 2: 104 / 92); dev 22 filings 135/143 / 82 -> 138 / 122
+# (0.5: 138 / 120). Silent on questions: the 38 FinanceBench dev questions read 0.763 / 0.895 / MRR 0.662
+# at every weight (no question's words are a row's label), the synthetic corpora's counts are unchanged.
+# Weight 1, BM25's own, is a design choice: 0.5-2 differ by a few first places only.
+LABEL_WEIGHT = 1.0
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
@@ -91,7 +101,11 @@ def rrf(rankings: list[np.ndarray], n: int, weights: list[float] | None = None) 
 
 
 def fuse(
-    query: str, dense: np.ndarray, lexical: np.ndarray, embedded: np.ndarray | None = None
+    query: str,
+    dense: np.ndarray,
+    lexical: np.ndarray,
+    embedded: np.ndarray | None = None,
+    labels: np.ndarray | None = None,
 ) -> np.ndarray:
     """The hybrid score per chunk: weighted RRF of the dense ranking and the BM25 ranking.
 
@@ -102,11 +116,15 @@ def fuse(
     """
     hits = np.flatnonzero(lexical > 0)
     pool = np.arange(len(dense)) if embedded is None else embedded
-    return rrf(
-        [pool[np.argsort(-dense[pool], kind="stable")], hits[np.argsort(-lexical[hits], kind="stable")]],
-        len(dense),
-        weights=[dense_weight(query), 1.0],
-    )
+    rankings = [
+        pool[np.argsort(-dense[pool], kind="stable")],
+        hits[np.argsort(-lexical[hits], kind="stable")],
+    ]
+    weights = [dense_weight(query), 1.0]
+    if labels is not None and len(labels):
+        rankings.append(labels)
+        weights.append(LABEL_WEIGHT)
+    return rrf(rankings, len(dense), weights=weights)
 
 
 def fuse_terms(description: np.ndarray, terms: np.ndarray) -> np.ndarray:
@@ -145,6 +163,7 @@ class DocumentIndex:
         self.doc_id, self.chunks, self.dense, self.lexical = doc_id, chunks, dense, lexical
         self.embedder, self.meta = embedder, meta
         self.headings = headings  # None: an index built before heading paths (no heading field)
+        self._row_labels: RowLabels | None = None  # read from the chunks at the first search that needs them
         # the chunk numbers that have a vector: the dense ranking is over these only
         if dense is None:
             self.embedded = np.zeros(0, dtype=np.int64)
@@ -301,7 +320,15 @@ class DocumentIndex:
         dense = self.dense_scores(query_vector)
         if mode == "dense":
             return dense
-        return fuse(query, dense, self.lexical_scores(query), self.embedded)
+        lexical = self.lexical_scores(query)
+        return fuse(query, dense, lexical, self.embedded, self.row_labels.ranking(query, lexical))
+
+    @property
+    def row_labels(self) -> RowLabels:
+        """The chunks' row labels (row_labels.py), read once per loaded index."""
+        if self._row_labels is None:
+            self._row_labels = RowLabels([c.text for c in self.chunks])
+        return self._row_labels
 
     def search(
         self,

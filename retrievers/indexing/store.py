@@ -21,6 +21,7 @@ from retrievers.documents.ocr_lines import OcrLine, load_document_lines
 from retrievers.documents.page_text import page_texts_with_own
 from retrievers.indexing.document_index import FORMAT_VERSION, DocumentIndex, IndexVersionError, fuse
 from retrievers.indexing.query_text import strip_instructions
+from retrievers.indexing.row_labels import label_ranking
 from signatures.types import Passage
 
 log = logging.getLogger(__name__)
@@ -203,7 +204,9 @@ class IndexStore:
             else [d for d in doc_ids if d not in failed or self._is_indexed(d)]
         )
         vectors: dict[tuple, np.ndarray] = {}
-        owners, dense, lexical, embedded = [], [], [], []
+        owners: list[tuple[DocumentIndex, int]] = []
+        dense, lexical, embedded = [], [], []
+        labels: dict[int, int] = {}  # pooled chunk -> extra label words (row_labels.py), dense documents only
         for doc_id in ids:
             try:
                 idx = self.index(doc_id)
@@ -220,6 +223,8 @@ class IndexStore:
                 d = idx.dense_scores(vectors[name])
             lx = idx.lexical_scores(query)
             top = lx.max() if len(lx) else 0.0
+            if idx.embedder is not None:  # as in the per-document search, where only fusion adds the vote
+                labels.update((len(owners) + i, extra) for i, extra in idx.row_labels.matches(query).items())
             owners += [(idx, i) for i in range(len(idx.chunks))]
             dense.append(d)
             lexical.append(lx / top if top > 0 else lx)
@@ -230,6 +235,7 @@ class IndexStore:
             return []
         # chunks without a vector (BM25-only documents, chunks dense_text.py leaves out) have no dense rank
         in_dense = np.flatnonzero(np.concatenate(embedded))
-        fused = fuse(query, np.concatenate(dense), np.concatenate(lexical), embedded=in_dense)
+        pooled = np.concatenate(lexical)
+        fused = fuse(query, np.concatenate(dense), pooled, in_dense, label_ranking(labels, pooled))
         order = np.argsort(-fused, kind="stable")[:k]
         return [owners[i][0].passage(owners[i][1], float(fused[i])) for i in order]
