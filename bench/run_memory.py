@@ -47,7 +47,7 @@ def measured(*args, **kwargs):
     return write_outputs(*args, **kwargs)
 evaluation.write_outputs = measured
 tracemalloc.start()
-code = run.main(sys.argv[2:])
+code = run.main(sys.argv[3:])  # argv[2] is "run", the command
 with open(sys.argv[1], "w") as f:
     json.dump({"held": held[0], "peak": tracemalloc.get_traced_memory()[1]}, f)
 sys.exit(code)
