@@ -408,27 +408,18 @@ def dataset() -> argparse.ArgumentParser:
     p.add_argument("--questions", help="new: a text file, one question a line (besides any given)")
     # One value each, a comma list (repeatable): with nargs="+", `--years 2022 "QUESTION"` took the
     # question for a year, so the questions could only come before these flags.
-    p.add_argument(
-        "--years",
-        type=comma_list(int, "fiscal years"),
-        action="extend",
-        metavar="Y[,Y...]",
-        help="new: only documents of these fiscal years in scope (2022,2023)",
-    )
-    p.add_argument(
-        "--doctypes",
-        type=comma_list(str, "doctypes"),
-        action="extend",
-        metavar="T[,T...]",
-        help="new: only documents of these doctypes in scope (10k,10q)",
-    )
-    p.add_argument(
-        "--symbols",
-        type=comma_list(str, "symbols"),
-        action="extend",
-        metavar="S[,S...]",
-        help="new: only documents of these symbols in scope (AMD,PEP)",
-    )
+    for flag, kind, what, letter, example in (
+        ("--years", int, "fiscal years", "Y", "2022,2023"),
+        ("--doctypes", str, "doctypes", "T", "10k,10q"),
+        ("--symbols", str, "symbols", "S", "AMD,PEP"),
+    ):
+        p.add_argument(
+            flag,
+            type=comma_list(kind, what),
+            action="extend",
+            metavar=f"{letter}[,{letter}...]",
+            help=f"new: only documents of these {what} in scope ({example})",
+        )
     p.add_argument("--force", action="store_true", help="new: overwrite --out")
     p.add_argument("--index", help="check: also check that every document is in this index")
     return p
