@@ -1,7 +1,7 @@
 """Peak memory of a whole dataset run against its question count, this code against a baseline (issue 33 item 11).
 
     .venv/bin/python -m bench.run_memory --demo DIR [--questions 12] [--wave-size 4] [--baseline TREE]
-                                         [--concurrency 2]
+                                         [--concurrency 2] [--heap | --curve [--no-traces]]
 
 DIR holds the demo corpus and index (`python -m evaluate.demo --out DIR --no-reader` makes them). The
 first --distinct demo questions are repeated with a numbered suffix (distinct prompts and ids, the same
@@ -18,11 +18,16 @@ of /proc/PID/smaps_rollup sampled every 0.1 s. Printed per run, then per tree th
 from N to 4N, and this tree's peaks over the baseline's. --heap: each run in process under tracemalloc
 (slower), and the Python heap it holds once every question is answered and scored (heap_held_mb, its
 growth per question: what the run keeps of its answers, apart from native memory) and at its peak.
+--curve: one run of 8N questions per tree, in process, its resident memory (VmRSS after a collection) as
+its N-th, 2N-th, 4N-th and 8N-th answers are kept: the growth per question from N to 8N is the slope of
+the run's memory once warmed up (a peak-to-peak figure of two runs mixes in the end of the run: writing
+the run folder and its MLflow traces). --no-traces: the runs write no MLflow traces (--no-autolog).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -50,6 +55,42 @@ tracemalloc.start()
 code = run.main(sys.argv[3:])  # argv[2] is "run", the command
 with open(sys.argv[1], "w") as f:
     json.dump({"held": held[0], "peak": tracemalloc.get_traced_memory()[1]}, f)
+sys.exit(code)
+"""
+# --curve: `collate run` in process; VmRSS (after a collection) each time the journal has kept the n-th
+# answer of argv[2]'s counts, then once the scores are computed, then at the end; and the run's peak.
+CURVE_CHILD = """
+import gc, json, sys, threading
+from collate import run
+from evaluate.runs import evaluation, journal
+counts, rows, lock, kept = {int(n) for n in sys.argv[2].split(",")}, {}, threading.Lock(), [0]
+def rss_mb(key="VmRSS"):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(key + ":")) / 1024
+def sample(at):
+    gc.collect()
+    rows[at] = round(rss_mb(), 1)
+    with open(sys.argv[1], "w") as f:  # as it goes: a long run's curve so far can be read
+        json.dump(rows, f)
+append = journal.AnswerJournal.append
+def counted(self, answered):
+    outcome = append(self, answered)
+    with lock:
+        kept[0] += 1
+        if kept[0] in counts:
+            sample(str(kept[0]))
+    return outcome
+journal.AnswerJournal.append = counted
+write_outputs = evaluation.write_outputs
+def scored(*args, **kwargs):
+    sample("scored")
+    return write_outputs(*args, **kwargs)
+evaluation.write_outputs = scored
+code = run.main(sys.argv[4:])  # argv[3] is "run", the command
+sample("end")
+rows["peak"] = round(rss_mb("VmHWM"), 1)
+with open(sys.argv[1], "w") as f:
+    json.dump(rows, f)
 sys.exit(code)
 """
 
@@ -86,12 +127,18 @@ def measured_run(
     concurrency: int,
     wave_size: int,
     heap: bool = False,
+    curve: list[int] | None = None,
+    traces: bool = True,
 ) -> dict:
-    """`collate run` of `dataset` with the code of `tree`, in its own process: its peaks and seconds."""
+    """`collate run` of `dataset` with the code of `tree`, in its own process: its peaks and seconds, and
+    with `curve` its resident memory at those answer counts."""
     out = work / "run"
     runner = ["-c", HEAP_CHILD, str(work / "heap.json")] if heap else ["-m", "collate"]
+    if curve:
+        runner = ["-c", CURVE_CHILD, str(work / "curve.json"), ",".join(map(str, curve))]
     command = [sys.executable, *runner, "run", "--dataset", str(dataset), "--index", str(index)]
     command += ["--out", str(out), "--concurrency", str(concurrency), "--no-judge", "--no-progress"]
+    command += [] if traces else ["--no-autolog"]
     run_env = {
         **os.environ,
         **env,
@@ -131,6 +178,8 @@ def measured_run(
         traced = json.loads((work / "heap.json").read_text())
         figures["heap_held_mb"] = round(traced["held"] / 2**20, 2)
         figures["heap_peak_mb"] = round(traced["peak"] / 2**20, 2)
+    if curve:
+        figures["rss_mb"] = json.loads((work / "curve.json").read_text())
     return figures
 
 
@@ -143,12 +192,16 @@ def main(argv=None) -> int:
     p.add_argument("--baseline", type=Path, help="a checkout of the code to compare against")
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--heap", action="store_true", help="also the Python heap (tracemalloc; slower)")
+    p.add_argument("--curve", action="store_true", help="one run of 8N questions: RSS at N, 2N, 4N, 8N")
+    p.add_argument("--no-traces", action="store_true", help="the runs write no MLflow traces")
     args = p.parse_args(argv)
     from fakes.brain import Brain
     from fakes.server import FakeLMServer
 
     trees = {"baseline": args.baseline.resolve()} if args.baseline else {}
     trees["this"] = ROOT
+    if args.curve:
+        return curve(args, trees)
     figures: dict[str, dict[int, dict]] = {}
     with tempfile.TemporaryDirectory() as tmp, FakeLMServer(Brain()) as server:
         sizes = (args.questions, 4 * args.questions)
@@ -194,6 +247,52 @@ def main(argv=None) -> int:
                 f"{n} questions: this tree's peak RSS {this['peak_rss_mb'] / base['peak_rss_mb']:.3f}, "
                 f"peak PSS {this['peak_pss_mb'] / base['peak_pss_mb']:.3f}{held} of the baseline's"
             )
+    return 0
+
+
+def curve(args, trees: dict[str, Path]) -> int:
+    """--curve: each tree's run of 8N questions at the same time (the load falls on both; resident memory
+    does not move with it), its RSS at N, 2N, 4N and 8N answers, and its growth per question."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fakes.brain import Brain
+    from fakes.server import FakeLMServer
+
+    counts = [args.questions * 2**k for k in range(4)]
+    with tempfile.TemporaryDirectory() as tmp, FakeLMServer(Brain()) as server:
+        dataset = repeated_dataset(args.demo, counts[-1], Path(tmp) / "dataset.json", args.distinct)
+
+        def measured(name: str) -> dict:
+            work = Path(tmp) / name
+            work.mkdir()
+            return measured_run(
+                trees[name], dataset, args.demo / "index", work, server.env(), args.concurrency,
+                args.wave_size, curve=counts, traces=not args.no_traces,
+            )  # fmt: skip
+
+        with ThreadPoolExecutor(len(trees)) as pool:
+            runs = dict(zip(trees, pool.map(measured, trees), strict=True))
+    slopes = {}
+    for name, run in runs.items():
+        rss = run["rss_mb"]
+        print(f"{name:8s} {json.dumps(run)}")
+        steps = [
+            f"{a}->{b}: {(rss[str(b)] - rss[str(a)]) * 1024 / (b - a):.1f}"
+            for a, b in itertools.pairwise(counts)
+        ]
+        slopes[name] = (rss[str(counts[-1])] - rss[str(counts[0])]) * 1024 / (counts[-1] - counts[0])
+        print(
+            f"{name:8s} RSS growth per question {counts[0]}->{counts[-1]}: {slopes[name]:.1f} KB "
+            f"({', '.join(steps)} KB); at that rate 10,000 questions hold "
+            f"{rss[str(counts[0])] + slopes[name] * (10_000 - counts[0]) / 1024:.0f} MB "
+            f"(at {counts[0]}: {rss[str(counts[0])]} MB)"
+        )
+    if "baseline" in runs:
+        print(
+            f"this tree's growth per question {slopes['this']:.1f} KB vs the baseline's {slopes['baseline']:.1f} KB; "
+            f"RSS at {counts[-1]} questions {runs['this']['rss_mb'][str(counts[-1])] / runs['baseline']['rss_mb'][str(counts[-1])]:.3f}, "
+            f"peak {runs['this']['rss_mb']['peak'] / runs['baseline']['rss_mb']['peak']:.3f} of the baseline's"
+        )
     return 0
 
 

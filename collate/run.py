@@ -42,6 +42,7 @@ from programs.lm.prices import check_usd_cap
 from programs.lm.settings import NoLMConfigured, Settings, configure
 from programs.lm.spend import Budget
 from programs.lm.stages import ANALYST_STAGES, PROGRAM_STAGES
+from programs.native_memory import limit_arenas
 
 build_parser = parsers.run  # the flags live in collate/parsers.py, light for --help
 
@@ -49,6 +50,7 @@ build_parser = parsers.run  # the flags live in collate/parsers.py, light for --
 def main(argv=None, *, lm_checked: bool = False, resume: str | None = None) -> int:
     """lm_checked: the caller (collate demo) already made the preflight call; resume: the command line
     that resumes this run, when it is not the caller's own (the demo makes a new folder each time)."""
+    limit_arenas()  # before the run's threads: what malloc holds free stays small (programs/native_memory.py)
     # a Ctrl-C during the answering says what was kept (below); before it, nothing was asked
     return run_main(
         lambda: _main(argv, lm_checked, resume), "interrupted before any question was asked: nothing to keep"

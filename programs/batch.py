@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import dspy
 
 from programs.analyst import Analyst
+from programs.native_memory import release_free_memory
 from programs.result import ProgramResult
 from programs.shared_extraction import SharedExtraction
 from programs.stages.planner import Planned
@@ -71,7 +72,8 @@ def answer_batch(
     total, outcome) as each document's extraction is (the extractor's own progress hook).
 
     keep_results=False (a caller that keeps what it needs in on_answered): a finished wave's results
-    (their traces, passages, facts) are let go when the wave ends, and `results` is left empty; kept,
+    (their traces, passages, facts) are let go when the wave ends, and `results` and `usage` are left
+    empty; kept,
     every result of the run stays in memory until the run ends (issue 33 item 11: bench/waves.py --full,
     2,000 questions)."""
     if concurrency < 1:
@@ -90,11 +92,12 @@ def answer_batch(
                 )
                 if keep_results:
                     total.results += wave.results
-                total.usage += wave.usage
+                    total.usage += wave.usage
                 total.shared_usage = add_usage(total.shared_usage, wave.shared_usage)
                 total.rounds = max(total.rounds, wave.rounds)
                 total.documents_from_store += wave.documents_from_store
                 del wave  # else it holds this wave's results all through the next one
+                release_free_memory()  # what the wave freed, not held by the allocator (programs/native_memory.py)
     finally:
         program.code_writer.sandboxes.discard()  # no next question: a spare sandbox would wait for nothing
     return total

@@ -153,13 +153,18 @@ def answer_all(
             bars.silence()  # nothing redraws over the line the caller prints next
 
         try:
-            fresh = (
-                interruptible(
-                    lambda: _answer(program, todo, concurrency, bars, keep), on_interrupt=stop, grace=GRACE
+            # No DSPy trace: a run reads none (an optimizer sets its own), and DSPy's default one, a list
+            # for the process, got every predictor call's inputs and prediction of the whole run
+            with dspy.context(trace=None):
+                fresh = (
+                    interruptible(
+                        lambda: _answer(program, todo, concurrency, bars, keep),
+                        on_interrupt=stop,
+                        grace=GRACE,
+                    )
+                    if todo
+                    else None
                 )
-                if todo
-                else None
-            )
         except KeyboardInterrupt:
             if journal is not None:
                 journal.close()  # what the abandoned threads finish after the grace is not written

@@ -11,6 +11,10 @@ requests in flight used to reach the server too, or be a cache hit, as the threa
 run whose every question was asked twice under two ids sent 41 requests one time, 40 the next). The
 second now waits for the first and is answered from the cache: what is sent is a function of the inputs.
 
+What DSPy keeps of each call is bounded (HISTORY_KEPT): its histories hold every call's prompt and whole
+response, 10,000 entries per LM, per calling module and process-wide, and a run reads none of them: the
+cost figures are reported from each entry as it comes.
+
 Listeners are the LM watch (per-stage figures: programs/lm/progress.py) and any budget in
 force (programs/lm/spend.py); both attribute a call to the thread that made it.
 """
@@ -25,9 +29,20 @@ from collections.abc import Iterator
 
 import dspy
 
+from programs.lm import patches
 from programs.lm.errors import mark_timeout
 from programs.lm.prices import Price
 from programs.lm.spend import Spent, refuse_if_stopped, report
+
+# Entries of DSPy's histories kept per list (process-wide, per LM, per module): what is read of them is the
+# last few (dspy.inspect_history(n); an optimizer's inspect_history(n=its predictors), ~10 for the Analyst).
+# DSPy's own cap, 10,000 per list, kept every call of a run up to ~10,000 questions (~37,000 calls, each
+# module's history its own 10,000): ~3 entries and ~33 objects a demo question (bench/README.md).
+HISTORY_KEPT = 100
+# Responses the memory layer of DSPy's cache keeps (programs/lm/settings.configure; the disk layer keeps
+# them all): DSPy's 1,000,000 held every response of a run, the demo's resident memory growing 83 KB a
+# question with the cache on against 47 KB with it off (50 -> 200 questions, bench/README.md).
+MEMORY_CACHE_KEPT = 1000
 
 
 class CountedLM(dspy.LM):
@@ -56,6 +71,7 @@ class CountedLM(dspy.LM):
 
     def update_history(self, entry):
         super().update_history(entry)
+        patches.trim_histories(self, HISTORY_KEPT)
         report(spent_of(self.model, entry, self.price))
 
 

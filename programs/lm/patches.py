@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import dspy
+import dspy.clients.base_lm as base_lm
 import dspy.clients.execution as execution
 import dspy.teleprompt.simba as simba_module
 from dspy.adapters.json_adapter import JSONAdapter
@@ -46,6 +47,9 @@ TARGETS: dict[str, tuple[str, str]] = {
     "best so far: every evaluation": ("dspy.evaluate.evaluate", "Evaluate.__call__"),
     "best so far: SIMBA's scoring": ("dspy.teleprompt.simba", "wrap_program"),
     "MLflow: a dataset's metadata as a run input": ("mlflow.data.dataset", "Dataset._to_mlflow_entity"),
+    "histories: every call's entry, process-wide": ("dspy.clients.base_lm", "GLOBAL_HISTORY"),
+    "cache: its memory layer": ("dspy", "cache.memory_cache"),
+    "cache: the lock of its memory layer": ("dspy", "cache._lock"),
 }
 # MLflow 3.17's saved runs-table views: one experiment tag per view, its value a JSON text
 # {name, createdAt, updatedAt, state}, where state is the table's own JSON text (evaluate/tracking/).
@@ -151,6 +155,43 @@ def replace_retry_delay(delay: Callable[[Exception, int], float]) -> None:
     (it may raise to fail the call instead). DSPy 3.4 has no setting for it. Idempotent."""
     check("dspy")
     execution._delay = delay
+
+
+# ---- the histories DSPy keeps of every call --------------------------------------------------------------
+def trim_histories(lm, kept: int) -> None:
+    """Keep the last `kept` entries of each history DSPy just recorded a call in: the process-wide one
+    (`dspy.inspect_history` reads it), `lm`'s, and each module's the call was made in (DSPy's own
+    record_history appends to the modules in `settings.caller_modules`). DSPy 3.4 caps each at
+    MAX_HISTORY_SIZE / max_history_size (10,000) and has no setting for the process-wide one."""
+    check("dspy")
+    for history in (
+        base_lm.GLOBAL_HISTORY,
+        lm.history,
+        *(m.history for m in dspy.settings.caller_modules or []),
+    ):
+        if len(history) > kept:
+            del history[: len(history) - kept]
+
+
+def bound_memory_cache(entries: int) -> None:
+    """Keep at most `entries` responses in the memory layer of DSPy's cache, the most recently used.
+
+    DSPy's cache answers from memory, then from disk, and keeps every response in both; its memory layer
+    holds up to 1,000,000 (an LRUCache whose size DSPy 3.4 sets only by building a new cache, which would
+    also reset the disk layer's place and size). With a disk layer, memory holds a faster copy of what is
+    on disk, so a response let go there is still a cache hit. Without one it is the only copy: left as is."""
+    check("dspy")
+    cache = dspy.cache
+    if not (cache.enable_disk_cache and cache.enable_memory_cache):
+        return
+    with cache._lock:
+        held = cache.memory_cache
+        if getattr(held, "maxsize", 0) <= entries:
+            return
+        bounded = type(held)(maxsize=entries)  # DSPy's own kind of LRU cache, smaller
+        for key in list(held.keys())[-entries:]:
+            bounded[key] = held[key]
+        cache.memory_cache = bounded
 
 
 # ---- a JSON schema sent to any model -------------------------------------------------------------------

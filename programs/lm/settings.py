@@ -406,12 +406,14 @@ def has_own_lm(settings: Settings, stage: str) -> bool:
 def configure(settings: Settings, program=None) -> dspy.LM:
     """Set the default LM, the adapter (structured output or not) and the LM progress watch, and attach
     per-stage LMs to the program's stage modules. Called by CLIs only."""
-    from programs.lm import reask
+    from programs.lm import patches, reask
+    from programs.lm.counted_lm import MEMORY_CACHE_KEPT
     from programs.lm.endpoint import apply_structured
     from programs.lm.progress import LMWatch, install, mark_stages, stage_labels
 
     default = build_lm(settings, None)
     dspy.configure(lm=default)
+    patches.bound_memory_cache(MEMORY_CACHE_KEPT)
     reask.unwrap()
     apply_structured(settings)
     reask.wrap(settings.parse_retries)
