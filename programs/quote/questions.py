@@ -83,11 +83,20 @@ def quote_questions(
         quote.stage("coder").add(1, *prompts.coder(question, docs))
         quote.stage("answer").add(1, *prompts.answer(question, docs))
     extraction = quote.stage("extractor")
+    low = high = 0.0  # the extraction's tokens at either end of the passages' range
     for reads, doc_ids in grouped(readers).items():
         sampled = spread_ids(doc_ids, SAMPLE_DOCUMENTS)
         per_call = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d])) for d in sampled])
         extraction.add(len(doc_ids), *per_call)
+        for beyond in (0, prompts.k):
+            ends = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d]), beyond) for d in sampled])
+            if beyond:
+                high += len(doc_ids) * sum(ends)
+            else:
+                low += len(doc_ids) * sum(ends)
     quote.documents = len(readers)
+    others = sum(s.tokens_in + s.tokens_out for name, s in quote.stages.items() if name != "extractor")
+    quote.span, quote.repairs = (others + low, others + high), high
     if whole_catalog:
         quote.notes.append(
             "an upper bound on documents and extraction calls: without a dataset item's documents the scope "
@@ -104,8 +113,13 @@ def quote_questions(
     quote.notes.append(NOT_COUNTED.format(rounds=settings.code_rounds))
     if extraction.calls:
         quote.notes.append(
+            f"extraction passages: each document's questions' own top {prompts.k} (searched now, as the "
+            f"extractor searches its sub-queries) and {sizes.PASSAGES_BEYOND_QUESTIONS:g} more per field "
+            "for the fields' own searches (measured on the demo; the plan writes them)"
+        )
+        quote.notes.append(
             f"fact repairs: at most one more call per document, {extraction.calls:,.0f} calls and about "
-            f"{extraction.tokens_in + extraction.tokens_out:,.0f} tokens if every document's facts failed the check"
+            f"{quote.repairs:,.0f} tokens if every document's facts failed the check (known only from the replies)"
         )
     escalation_note(quote, settings)
     return quote.priced(settings)
