@@ -219,6 +219,44 @@ def repeated_extractions(records) -> tuple[int, int]:
     return calls, tokens
 
 
+def first_extractions(records):
+    """(document id, its first extraction prompt's inputs as written) per document, in call order: a
+    document's later calls are its fact repairs."""
+    from fakes.chat_format import parse_prompt
+
+    seen: set[str] = set()
+    for r in records:
+        if r.kind != "extract":
+            continue
+        inputs = parse_prompt([{"role": "user", "content": r.last_message}]).raw_inputs
+        found = DOCUMENT_ID.search(inputs.get("document", ""))
+        doc = found.group(1) if found else ""
+        if doc not in seen:
+            seen.add(doc)
+            yield doc, inputs
+
+
+def extraction_passages(records, store, questions_of: dict[str, list[str]], k: int) -> float:
+    """Passages a document's first extraction prompt showed, beside the top k its questions retrieve from it
+    (what the quote searches: programs/quote/passages.py); printed with what lies beyond them per field the
+    plan asked. Returns that figure (sizes.PASSAGES_BEYOND_QUESTIONS is the demo's)."""
+    shown = own = fields = calls = 0
+    for doc, inputs in first_extractions(records):
+        mine = {(p.page, p.text) for q in questions_of.get(doc, []) for p in store.search(doc, q, k=k)}
+        shown += len(json.loads(inputs.get("passages") or "[]"))
+        fields += len(json.loads(inputs.get("field_specs") or "[]"))
+        own, calls = own + len(mine), calls + 1
+    if not calls:
+        return float("nan")
+    beyond = (shown - own) / max(1, fields)
+    print(
+        f"  extraction prompts: {shown / calls:.2f} passages per document's first call, its questions' own "
+        f"top {k} {own / calls:.2f}; beyond them {beyond:.2f} per field the plan asked ({fields} fields, "
+        f"{calls} documents)"
+    )
+    return beyond
+
+
 def measure(label: str, main, argv: list[str], quote, printed: float, server) -> float:
     """Run the command for real against `server`; print the quote against the server and the cost line;
     the printed quote over the command's own cost line."""
@@ -237,7 +275,24 @@ def measure(label: str, main, argv: list[str], quote, printed: float, server) ->
             f"  of which {again} extraction call(s), {tokens:,} tokens, asked a document again (fact repairs, "
             f"not quoted); without them printed quote / cost line {printed / (reported - tokens):.2f}"
         )
+    total = quote.totals()
+    in_range(quote, printed / (total["tokens_in"] + total["tokens_out"]), reported, tokens)
     return shown
+
+
+def in_range(quote, scale: float, reported: int, repaired: int) -> None:
+    """Whether the cost line lies in the quote's printed range: less its repair calls, between the range's
+    ends; with them, under its top plus the repairs' ceiling. `scale`: the printed quote's count over the
+    server's (1.0 when the quote counts as the server does)."""
+    if quote.span is None or not reported:
+        return
+    low, high, repairs = quote.span[0] * scale, quote.span[1] * scale, quote.repairs * scale
+    first = reported - repaired
+    print(
+        f"  range printed: {low:,.0f} to {high:,.0f} (+ at most {repairs:,.0f} of repairs); the cost line "
+        f"less its repairs, {first:,}, is {'inside' if low <= first <= high else 'OUTSIDE'}; with them "
+        f"{'inside' if low <= reported <= high + repairs else 'OUTSIDE'}"
+    )
 
 
 def within_25(shown: float) -> bool:
@@ -256,7 +311,9 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
     from collate.reader import MODEL
     from fakes.any_filing import AnyFilingReader
     from fakes.server import FakeLMServer
+    from programs.lm.settings import Settings
     from programs.quote.tokens import CHARS_OVER_FOUR
+    from retrievers.indexing.store import IndexStore
 
     dataset = real_dataset(docs, work / "financebench-dev.json")
     real_index(docs, index)
@@ -265,6 +322,7 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
         {"COLLATE_LM": f"openai/{MODEL}", "COLLATE_API_BASE": server.url, "COLLATE_API_KEY": "none"}
     )
     os.environ["COLLATE_CACHE"] = "false"
+    store, k = IndexStore.open(index), Settings().k
     ok = True
     try:
         questions = json.loads(dataset.read_text(encoding="utf-8"))
@@ -286,6 +344,8 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
                     server,
                 )
             )
+            every = {d.id: [item["question"]] for d in store.catalog.documents()}
+            extraction_passages(server.records, store, every, k)
         os.environ["COLLATE_FACT_STORE"] = str(work / "facts-run.sqlite")
         common = ["--dataset", str(dataset), "--index", str(index), "--limit", str(limit)]
         parsed = collate_run.build_parser().parse_args([*common, "--estimate"])
@@ -303,6 +363,11 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
                 server,
             )
         )
+        read: dict[str, list[str]] = collections.defaultdict(list)
+        for item in questions[:limit]:
+            for meta in item["metadata"]:
+                read[meta["id"]].append(item["question"])
+        extraction_passages(server.records, store, read, k)
     finally:
         server.stop()
     return ok
@@ -348,7 +413,12 @@ def main(argv=None) -> int:
     from collate import estimate
     from collate import run as collate_run
     from collate.reader import reader_settings, start_reader
+    from evaluate.dataset import load_dataset
+    from programs.lm.settings import Settings
     from programs.quote.tokens import CHARS_OVER_FOUR
+    from retrievers.indexing.store import IndexStore
+
+    store = IndexStore.open(index)
 
     server = start_reader(0)
     os.environ.update({**reader_settings(server), "COLLATE_CACHE": "false"})
@@ -385,6 +455,19 @@ def main(argv=None) -> int:
                 f"  the command's own cost line: {reported:,} tokens; printed quote / cost line {shown:.2f}; "
                 f"server-counted quote / server {ratio:.2f}"
             )
+            total = quote.totals()
+            printed = own["tokens_in"] + own["tokens_out"]
+            in_range(
+                quote,
+                printed / (total["tokens_in"] + total["tokens_out"]),
+                reported,
+                repeated_extractions(server.records)[1],
+            )
+            read: dict[str, list[str]] = collections.defaultdict(list)
+            for item in load_dataset(str(dataset))[:n]:
+                for doc_id in item.doc_ids:
+                    read[doc_id].append(item.question)
+            extraction_passages(server.records, store, read, Settings().k)
             met = abs(shown - 1) <= 0.25 and sent == 0
             ok &= met
             print(f"  target: printed quote within 25% of the cost line: {'met' if met else 'NOT met'}")

@@ -11,7 +11,10 @@ item when one of its lines starts with the item's usual labels (FIELDS: "Total n
 revenues", "Income from operations", "Purchases of property and equipment", ...) and prints an amount on
 that line. A document with no such line for an item is not asked about it.
 
-Printed per mode (hybrid as shipped, BM25 alone): hits / items asked.
+Printed per mode (hybrid as shipped, BM25 alone): hits / items asked. `terms` is the hybrid search as
+the extractor sends it when the planner adds search terms (FieldSpec.search_terms: "the line item's usual
+names and the statement or section it sits in"): the description and, as terms, TERMS' textbook names of
+the item and its statement, the same for every filing (not read from any of them).
 """
 
 from __future__ import annotations
@@ -41,6 +44,29 @@ FIELDS = {
         r"(?:purchases?\s+of\s+property|capital\s+expenditures|payments\s+for\s+(?:acquisition\s+of\s+)?property)"
     ),
 }
+# a planner's search terms for each item: its usual names in US GAAP statements, then the statement
+TERMS = {
+    "total revenue": ["Total revenues", "Net sales", "Consolidated Statements of Operations"],
+    "net income": ["Net income", "Consolidated Statements of Operations"],
+    "total assets": ["Total assets", "Consolidated Balance Sheets"],
+    "total liabilities": ["Total liabilities", "Consolidated Balance Sheets"],
+    "cash and cash equivalents": ["Cash and cash equivalents", "Consolidated Balance Sheets"],
+    "operating income": [
+        "Operating income",
+        "Income from operations",
+        "Consolidated Statements of Operations",
+    ],
+    "net cash provided by operating activities": [
+        "Net cash provided by operating activities",
+        "Consolidated Statements of Cash Flows",
+    ],
+    "total stockholders' equity": ["Total stockholders' equity", "Consolidated Balance Sheets"],
+    "capital expenditures": [
+        "Purchases of property and equipment",
+        "Capital expenditures",
+        "Consolidated Statements of Cash Flows",
+    ],
+}
 _ROWS = {field: re.compile(rf"^[ \t]*{label}{_AMOUNT}", re.I | re.M) for field, label in FIELDS.items()}
 
 
@@ -62,14 +88,17 @@ def measure(index: Path, k: int, show_misses: bool) -> dict[str, list[bool]]:
             if not truth:
                 continue
             vector = idx.query_vector(field) if idx.has_dense else None
-            for mode in ("hybrid", "bm25"):
-                scores = idx.ranked(field, mode if idx.has_dense else "bm25", vector)
+            for mode in ("hybrid", "bm25", "terms"):
+                side = "bm25" if mode == "bm25" or not idx.has_dense else "hybrid"
+                scores = idx.ranked(field, side, vector, terms=TERMS[field] if mode == "terms" else None)
                 order = [int(i) for i in np.argsort(-scores, kind="stable")]
                 hit = bool(truth & set(order[:k]))
                 hits[mode].append(hit)
-                if show_misses and mode == "hybrid" and not hit:
+                if show_misses and mode != "bm25" and not hit:
                     best = min(order.index(i) for i in truth) + 1
-                    print(f"MISS {doc} {field!r}: first row holding it at rank {best}", file=sys.stderr)
+                    print(
+                        f"MISS {mode} {doc} {field!r}: first row holding it at rank {best}", file=sys.stderr
+                    )
     return hits
 
 

@@ -66,8 +66,11 @@ VARIANTS = {
     "untouched": UNTOUCHED,
     "rec1": replace(UNTOUCHED, rec_batch=1),
     "rec1-crop": replace(UNTOUCHED, rec_batch=1, crop=True),
-    "rec1-crop-det960": replace(
+    "rec1-crop-det960": replace(  # shipped until the models were folded
         UNTOUCHED, rec_batch=1, crop=True, det_limit_type="max", det_limit_side_len=960
+    ),
+    "rec1-crop-det960-fold": replace(
+        UNTOUCHED, rec_batch=1, crop=True, det_limit_type="max", det_limit_side_len=960, fold=True
     ),
     "shipped": ocr.SETTINGS,
 }

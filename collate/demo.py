@@ -52,7 +52,11 @@ class StepFailed(CollateError, RuntimeError):
 
 def run_step(module: str, *args: str) -> None:
     """Run one of the project's CLIs in a child process, as a user would. Its output (the build's
-    progress bar) is passed to this terminal as it comes, and its tail kept for the error message."""
+    progress bar) is passed to this terminal as it comes, and its tail kept for the error message.
+
+    The child runs in the project's root (its modules import from there without an install), so every
+    path in `args` must be absolute: `collate demo` run from another folder once wrote the corpus and
+    the index under the project's root and then found no dataset where the user asked for it."""
     child = subprocess.Popen(
         [sys.executable, "-m", module, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
@@ -85,7 +89,7 @@ def ensure_corpus(corpus: Path) -> bool:
     """Generate the corpus if absent; True when it was generated now."""
     if corpus_ready(corpus):
         return False
-    run_step("data.synth", "--out", str(corpus))
+    run_step("data.synth", "--out", str(corpus.resolve()))
     return True
 
 
@@ -96,11 +100,11 @@ def ensure_index(corpus: Path, index: Path) -> bool:
     run_step(
         "retrievers.build",
         "--catalog",
-        str(corpus / "catalog.jsonl"),  # its rows name each company, which the audit reports show
+        str(corpus.resolve() / "catalog.jsonl"),  # its rows name each company, which the audit reports show
         "--pdf-dir",
-        str(corpus / "pdf"),
+        str(corpus.resolve() / "pdf"),
         "--index",
-        str(index),
+        str(index.resolve()),
     )
     return True
 

@@ -24,6 +24,10 @@ THIRD_PARTY_DEFAULTS = {
     # DSPy's HTTP engine (and litellm) otherwise download a model price list on first use
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     "MLFLOW_DISABLE_TELEMETRY": "true",
+    # MLflow exports traces from a background queue whose consumer polls it once a second: waiting until
+    # one question's trace is stored (tracking.log_trace) took 1.2-1.4 s, written at once 0.23-0.53 s, CPU
+    # 0.08-0.14 s either way (bench/trace_logging.py, bench/README.md)
+    "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING": "false",
 }
 
 # name -> what it changes. Read through read()/choice() only.

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -433,6 +434,18 @@ def models_path(experiment_id: str) -> str:
     return f"/#/experiments/{experiment_id}/models?viewMode=CHART&workflowType=machine_learning"
 
 
+def mlflow_executable() -> str:
+    """The `mlflow` beside this Python, as the user can type it from here: `.venv/bin/mlflow` in the project,
+    its full path from any other folder (a relative `.venv/bin/mlflow` printed there was no command)."""
+    exe = Path(sys.executable).parent / "mlflow"
+    if not exe.is_file():
+        return "mlflow"  # installed elsewhere: on PATH
+    try:
+        return str(exe.relative_to(Path.cwd()))
+    except ValueError:
+        return str(exe)
+
+
 def ui_command(uri: str | None = None, port: int = 5000, experiment_id: str | None = None) -> str:
     """The command that opens the UI on this store in seconds (a single-worker server, no job runner)."""
     uri = uri or tracking_uri()
@@ -443,7 +456,7 @@ def ui_command(uri: str | None = None, port: int = 5000, experiment_id: str | No
         return f"open {site}{page} in a browser" + models.format(site=site)
     site = f"http://127.0.0.1:{port}"
     return (
-        f"MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false .venv/bin/mlflow server --host 127.0.0.1 --port {port} "
+        f"MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false {mlflow_executable()} server --host 127.0.0.1 --port {port} "
         f"--backend-store-uri {uri} --workers 1   # then open {site}{page}" + models.format(site=site)
     )
 

@@ -3,8 +3,8 @@
 Each stage's predictor (with its compiled demos, if any) is formatted by the adapter the run would use
 (ChatAdapter, or the JSON-schema adapter for local servers: programs.lm.endpoint) with inputs
 as close to the real ones as can be known before the plan: the question and the catalog lines the
-planner is shown, the document's own chunks from the index for the extractor, real document identities
-in the records. What only the plan can tell (how many fields, their wording) comes from the demo's
+planner is shown, the passages the questions retrieve from each document's index for the extractor
+(programs/quote/passages.py), real document identities in the records. What only the plan can tell (how many fields, their wording) comes from the demo's
 measured sizes (programs/quote/sizes.py). A reply's tokens are those of a typical reply formatted the
 same way, capped by the stage's max_tokens.
 """
@@ -22,6 +22,7 @@ from dspy.adapters.json_adapter import JSONAdapter
 from pydantic import BaseModel
 
 from programs.quote import sizes
+from programs.quote.passages import Retrieval, retrieved, spread_retrieval
 from programs.quote.tokens import TokenCounter
 from signatures.normalizer import NormalizedValue, RawValue
 from signatures.types import Document, ExtractedValue, FieldSpec, Plan, Restriction, SubQuery
@@ -71,6 +72,7 @@ class StagePrompts:
         self.program, self.store, self.adapter, self.counter = program, store, adapter, counter
         self.settings, self.k, self.demos = settings, k, demos
         self._chunks: dict[str, list[str]] = {}
+        self._retrieved: dict[tuple[str, tuple[str, ...], int], Retrieval] = {}
 
     # ---- formatting ----------------------------------------------------------------------
     def call(self, predictor: dspy.Predict, stage: str, inputs: dict, outputs: dict) -> Tokens:
@@ -109,36 +111,46 @@ class StagePrompts:
 
         return interpolated(at, sizes.FIELDS_PER_QUESTION)
 
-    def extractor(self, doc: Document, readers: int, questions: tuple[str, ...] = ()) -> Tokens:
-        """One call for `doc`, asked for the fields of the `readers` questions that read it (`questions`:
-        their text, when known: the passages are then those the questions retrieve from the document)."""
+    def extractor(
+        self,
+        doc: Document,
+        readers: int,
+        questions: tuple[str, ...] = (),
+        beyond: float = sizes.PASSAGES_BEYOND_QUESTIONS,
+    ) -> Tokens:
+        """One call for `doc`, asked for the fields of the `readers` questions that read it (`questions`: their
+        text, when known). Its passages: what those questions retrieve from the document as its sub-queries
+        would, and `beyond` more per field for the fields' own searches (programs/quote/passages.py)."""
         lang = doc.language if doc.language in sizes.FIELDS else "zh"
         chunks = self.chunks(doc.id)
-        found = self.retrieved(doc.id, questions) if questions else []
-
-        # Each further question that reads the document adds the passages its own words retrieve and the
-        # others' do not: FinanceBench's questions on one filing ask different things (two questions: 14-16
-        # passages, the rule said 8-9), the demo's mostly one field (their retrievals overlap: no change).
-        distinct = max(0, len(found) - self.k)
+        fields_at = max(1.0, sizes.FIELDS_PER_READ * readers)
+        depth = self.k * math.ceil(fields_at)  # at most k beyond per field (the range's top)
+        found = self.retrieved(doc.id, questions, depth) if questions else None
+        if found is None or not found.own:
+            found = spread_retrieval(chunks, self.k)
 
         def at(count: int) -> Tokens:
             fields = fields_for(lang, max(1, count))
-            wanted = distinct + round(self.k * (sizes.PASSAGES_BASE + sizes.PASSAGES_PER_FIELD * len(fields)))
-            queries = [
+            # the sub-queries: the questions themselves when known, else one per reader in the demo's wording
+            queries = list(dict.fromkeys(questions)) or [
                 sizes.SUBQUERY[lang].format(fields[i % len(fields)].description.rstrip("。."))
                 for i in range(max(1, readers * sizes.SUBQUERIES_PER_QUESTION))
             ]
-            inputs = {
-                "document": f"{doc.symbol} fiscal year {doc.year} {doc.doctype} (id {doc.id})",
-                "questions": list(dict.fromkeys(queries)),
-                "field_specs": fields,
-                "passages": shown(found, chunks, wanted),
-                "feedback": "",
-            }
             values = [self.extracted(spec, lang, chunks) for spec in fields]
-            return self.call(self.program.extractor.extract, "extractor", inputs, {"values": values})
 
-        return interpolated(at, max(1.0, sizes.FIELDS_PER_READ * readers))
+            def shown(more: int) -> Tokens:
+                inputs = {
+                    "document": f"{doc.symbol} fiscal year {doc.year} {doc.doctype} (id {doc.id})",
+                    "questions": list(dict.fromkeys(queries)),
+                    "field_specs": fields,
+                    "passages": found.shown(more),
+                    "feedback": "",
+                }
+                return self.call(self.program.extractor.extract, "extractor", inputs, {"values": values})
+
+            return interpolated(shown, beyond * len(fields))
+
+        return interpolated(at, fields_at)
 
     def extracted(self, spec: FieldSpec, lang: str, chunks: list[str]) -> ExtractedValue:
         value, unit = sample_value(spec, lang)
@@ -206,24 +218,12 @@ class StagePrompts:
         shown = docs[: self.settings.sample_records]
         return [{**d.identity(), **{f.name: 15.88 for f in fields}} for d in shown]
 
-    def retrieved(self, doc_id: str, questions: tuple[str, ...]) -> list[str]:
-        """The passages the questions retrieve from the document (k each, deduplicated, best first): what
-        the extractor is shown is retrieved, not spread over the document.
-        Measured on the real filings (FinanceBench dev, 22 filings, a question's top 5 from each): the
-        retrieved passages are 0.87-1.65 (mean 1.12) times as long as a filing's mean chunk, statements'
-        table chunks ranking first; the count of passages stays the plan-shaped rule (sizes.py)."""
-        key = f"{doc_id}\x00" + "\x00".join(questions)
-        if key not in self._chunks:
-            seen: dict[str, None] = {}
-            for question in questions:
-                try:
-                    found = self.store.search(doc_id, question, k=self.k)
-                except Exception:  # an unindexed document, or a store that cannot search: spread chunks
-                    found = []
-                for p in found:
-                    seen.setdefault(f"[page {p.page}] {p.text}", None)
-            self._chunks[key] = list(seen)
-        return self._chunks[key]
+    def retrieved(self, doc_id: str, questions: tuple[str, ...], depth: int) -> Retrieval:
+        """What the questions retrieve from the document (passages.retrieved), kept per document and questions."""
+        key = (doc_id, questions, depth)
+        if key not in self._retrieved:
+            self._retrieved[key] = retrieved(self.store, doc_id, questions, self.k, depth)
+        return self._retrieved[key]
 
     def chunks(self, doc_id: str) -> list[str]:
         """The document's chunks as the extractor shows passages ("[page N] text"), read from the index."""
@@ -260,17 +260,3 @@ def document_chunks(store, doc_id: str) -> list[str]:
         return [f"[page {page}] {text}" for page, text in sorted(store.page_texts(doc_id).items())]
     except Exception:  # an unindexed document: the quote still counts its call, without passages
         return []
-
-
-def shown(retrieved: list[str], chunks: list[str], count: int) -> list[str]:
-    """`count` passages: the retrieved ones first, then chunks spread over the document to make up the count."""
-    head = retrieved[:count]
-    rest = [c for c in chunks if c not in set(head)]
-    return head + spread(rest, count - len(head)) if count > len(head) else head
-
-
-def spread(chunks: list[str], count: int) -> list[str]:
-    """`count` chunks spread evenly over the document (all of them when it has fewer)."""
-    if count >= len(chunks):
-        return list(chunks)
-    return [chunks[(i * len(chunks)) // count] for i in range(count)]

@@ -5,8 +5,11 @@ document across all the questions (a document several questions read is asked on
 fields: programs/shared_extraction.py); normalize (only for values the rules cannot parse), code and
 answer per question. A question's documents are its doc_ids (a dataset item's) or, without them, the
 whole catalog: then the plan usually reads fewer and the quote is an upper bound. Not counted: a
-re-plan, a fact repair, a normalizer re-ask, code fix rounds and retried requests; none happened in the
-demo's 176 calls over its 40 questions (bench/estimate_accuracy.py), and each adds calls when it does.
+re-plan, a fact repair, a normalizer re-ask, code fix rounds and retried requests; the demo's 40
+questions made 1 of them in 175 calls (a fact repair; bench/estimate_accuracy.py, 2026-12-06), and each
+adds calls when it does. Fact repairs are priced as a ceiling beside the total (one more call for every
+document): whether a fact fails the check is known only from the reply (the FinanceBench filings with the
+any-filing reader: 4-8 of 22 documents repaired, 15-22% of a command's tokens).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ SAMPLE_DOCUMENTS = 24
 NOT_COUNTED = (
     "not counted: re-plans, fact repairs (a second extraction call when a fact fails the check against "
     "its page), normalizer re-asks, code fix rounds (up to {rounds} per question) and retried requests; "
-    "none happened in the demo's 176 calls, each adds calls when it does"
+    "the demo's 40 questions made 1 in 175 calls, each adds calls when it does"
 )
 
 
@@ -83,11 +86,20 @@ def quote_questions(
         quote.stage("coder").add(1, *prompts.coder(question, docs))
         quote.stage("answer").add(1, *prompts.answer(question, docs))
     extraction = quote.stage("extractor")
+    low = high = 0.0  # the extraction's tokens at either end of the passages' range
     for reads, doc_ids in grouped(readers).items():
         sampled = spread_ids(doc_ids, SAMPLE_DOCUMENTS)
         per_call = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d])) for d in sampled])
         extraction.add(len(doc_ids), *per_call)
+        for beyond in (0, prompts.k):
+            ends = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d]), beyond) for d in sampled])
+            if beyond:
+                high += len(doc_ids) * sum(ends)
+            else:
+                low += len(doc_ids) * sum(ends)
     quote.documents = len(readers)
+    others = sum(s.tokens_in + s.tokens_out for name, s in quote.stages.items() if name != "extractor")
+    quote.span, quote.repairs = (others + low, others + high), high
     if whole_catalog:
         quote.notes.append(
             "an upper bound on documents and extraction calls: without a dataset item's documents the scope "
@@ -104,8 +116,13 @@ def quote_questions(
     quote.notes.append(NOT_COUNTED.format(rounds=settings.code_rounds))
     if extraction.calls:
         quote.notes.append(
+            f"extraction passages: each document's questions' own top {prompts.k} (searched now, as the "
+            f"extractor searches its sub-queries) and {sizes.PASSAGES_BEYOND_QUESTIONS:g} more per field "
+            "for the fields' own searches (measured on the demo; the plan writes them)"
+        )
+        quote.notes.append(
             f"fact repairs: at most one more call per document, {extraction.calls:,.0f} calls and about "
-            f"{extraction.tokens_in + extraction.tokens_out:,.0f} tokens if every document's facts failed the check"
+            f"{quote.repairs:,.0f} tokens if every document's facts failed the check (known only from the replies)"
         )
     escalation_note(quote, settings)
     return quote.priced(settings)

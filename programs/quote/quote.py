@@ -46,6 +46,10 @@ class Quote:
     tokenizer: str
     stages: dict[str, StageQuote] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # What only the plan and the replies decide, as tokens in + out: (lowest, highest) total without fact
+    # repairs, and the most the repairs add (one more call for every extracted document). None: not quoted.
+    span: tuple[float, float] | None = None
+    repairs: float = 0.0
 
     def stage(self, name: str) -> StageQuote:
         return self.stages.setdefault(name, StageQuote())
@@ -93,6 +97,8 @@ class Quote:
             "tokenizer": self.tokenizer,
             "stages": {name: s.as_record() for name, s in self.stages.items()},
             "total": self.totals(),
+            "range": None if self.span is None else [round(self.span[0]), round(self.span[1])],
+            "fact_repairs_at_most": round(self.repairs),
             "notes": self.notes,
         }
 
@@ -111,6 +117,12 @@ class Quote:
         if t["usd"] is not None and t["unpriced_stages"]:
             usd += f" + unpriced stages ({', '.join(t['unpriced_stages'])})"
         out.append(f"  {'total':<11}{t['calls']:>8,.0f}{t['tokens_in']:>12,}{t['tokens_out']:>12,}  {usd}")
+        if self.span is not None:
+            low, high = self.span
+            out.append(
+                f"  range: {low:,.0f} to {high:,.0f} tokens in + out as the plan's field searches add nothing or "
+                f"k passages each to what its questions retrieve; fact repairs add at most {self.repairs:,.0f}"
+            )
         out.append(f"tokens counted with {self.tokenizer}")
         out += [f"note: {n}" for n in self.notes]
         return out

@@ -11,7 +11,8 @@ A page is rendered by pdfium at SETTINGS.dpi (render: pdfium is called from one 
 (recognise: any thread, an engine each); each box of text comes back as an OcrLine in page coordinates
 (points, origin bottom-left), the system of pdfium's text layer, so retrievers.documents.pdf turns OCR'd pages
 into Page objects like any other and the audit report boxes quotes on them. How a page is read (resolution,
-detection size, recognition batch, cropping to the print) is an OcrSettings, named in the OCR cache's key.
+detection size, recognition batch, cropping to the print, the models folded) is an OcrSettings, named in the OCR
+cache's key.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pypdfium2.raw as pdfium_c
 
+from retrievers.documents import ocr_models
 from retrievers.documents.ocr_lines import OcrLine
 from retrievers.documents.pdf import ParseError
 
@@ -57,18 +59,26 @@ class OcrSettings:
     det_limit_side_len: int = 736
     rec_batch: int = 6  # text boxes recognised in one onnxruntime call
     crop: bool = False  # detect and recognise within the page's inked area only (blank margins skipped)
+    # the models with their affine blocks folded into the convolutions (retrievers.documents.ocr_models): the
+    # same function (outputs within 1e-5), named in the key all the same since float rounding is not the same
+    fold: bool = False
 
     def key(self) -> str:
         det = f"det-{self.det_limit_type}{self.det_limit_side_len}"
-        return f"{self.dpi}dpi.{det}.rec{self.rec_batch}" + (".crop" if self.crop else "")
+        return (
+            f"{self.dpi}dpi.{det}.rec{self.rec_batch}"
+            + (".crop" if self.crop else "")
+            + (".fold" if self.fold else "")
+        )
 
 
 # What RapidOCR does by itself, at the 150 dpi the issue's trial used: the baseline bench/ocr.py measures against.
 UNTOUCHED = OcrSettings()
 # What the build reads with (bench/README.md, "OCR speed"): text boxes recognised one at a time (RapidOCR's
 # batches of 6 are padded to their widest box, and the recogniser's cost grows faster than its input's width:
-# 0.55x the CPU), detection on the inked area only, scaled down to 960 pixels at most (~0.1 s a page each).
-SETTINGS = OcrSettings(rec_batch=1, crop=True, det_limit_type="max", det_limit_side_len=960)
+# 0.55x the CPU), detection on the inked area only, scaled down to 960 pixels at most (~0.1 s a page each), and
+# both models folded (0.69x a page again, the same boxes and text).
+SETTINGS = OcrSettings(rec_batch=1, crop=True, det_limit_type="max", det_limit_side_len=960, fold=True)
 _CHECKBOX = re.compile(r"口(?=\s*[是否])")
 _TICKS = "√☑✓■"
 
@@ -139,14 +149,16 @@ def _load_once(settings: OcrSettings, thread: int):
     threads = int(os.environ.get("COLLATE_TORCH_THREADS", "1"))
     # Detection boxes at RapidOCR's own size (unclip_ratio 1.6): 2.0 read a figure touching a table rule
     # whole but lost more figures of real 10-K pages (762 vs 765 of 791 numbers on 14 pages, bench/README.md).
+    make = functools.partial(
+        RapidOCR,
+        intra_op_num_threads=threads,
+        inter_op_num_threads=1,
+        det_limit_type=settings.det_limit_type,
+        det_limit_side_len=settings.det_limit_side_len,
+        rec_batch_num=settings.rec_batch,
+    )
     try:
-        return RapidOCR(
-            intra_op_num_threads=threads,
-            inter_op_num_threads=1,
-            det_limit_type=settings.det_limit_type,
-            det_limit_side_len=settings.det_limit_side_len,
-            rec_batch_num=settings.rec_batch,
-        )
+        return ocr_models.load_folded(make) if settings.fold else make()
     except Exception as exc:  # a model file missing or damaged
         raise OcrUnavailable(
             f"{PACKAGE} cannot load its models ({type(exc).__name__}: {exc})",

@@ -298,7 +298,8 @@ class DocumentIndex:
         terms = [t.strip() for t in terms or [] if t and t.strip()]
         if not terms:
             return base
-        return fuse_terms(base, self._ranked("\n".join(terms), mode, None))
+        # BM25 and MiniLM read the terms as one query; row labels match each term alone (row_labels.py)
+        return fuse_terms(base, self._ranked("\n".join(terms), mode, None, labels=terms))
 
     def lexical_scores(self, query: str) -> np.ndarray:
         """BM25 per chunk: its body's score plus HEADING_WEIGHT times its heading path's."""
@@ -307,7 +308,9 @@ class DocumentIndex:
             scores = scores + HEADING_WEIGHT * self.headings.scores(query)
         return scores
 
-    def _ranked(self, query: str, mode: str, query_vector: np.ndarray | None) -> np.ndarray:
+    def _ranked(
+        self, query: str, mode: str, query_vector: np.ndarray | None, labels: list[str] | None = None
+    ) -> np.ndarray:
         if mode == "bm25" or (mode == "hybrid" and self.dense is None):
             return self.lexical_scores(query)
         if self.dense is None:
@@ -321,7 +324,7 @@ class DocumentIndex:
         if mode == "dense":
             return dense
         lexical = self.lexical_scores(query)
-        return fuse(query, dense, lexical, self.embedded, self.row_labels.ranking(query, lexical))
+        return fuse(query, dense, lexical, self.embedded, self.row_labels.ranking(labels or query, lexical))
 
     @property
     def row_labels(self) -> RowLabels:

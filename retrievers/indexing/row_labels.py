@@ -95,9 +95,21 @@ class RowLabels:
                 best[chunk] = extra
         return best
 
-    def ranking(self, query: str, lexical: np.ndarray) -> np.ndarray:
-        """The matching chunks, best first: fewest extra label words, then BM25 (`lexical`, per chunk)."""
-        return label_ranking(self.matches(query), lexical)
+    def matches_any(self, queries: list[str]) -> dict[int, int]:
+        """`matches` of each query alone, merged (a chunk keeps its fewest extra words over them all).
+
+        Search terms are several labels ("Purchases of property and equipment", "Capital expenditures",
+        "Consolidated Statements of Cash Flows"): joined, no row's label holds all their words."""
+        best: dict[int, int] = {}
+        for query in queries:
+            for chunk, extra in self.matches(query).items():
+                best[chunk] = min(extra, best.get(chunk, extra))
+        return best
+
+    def ranking(self, queries: str | list[str], lexical: np.ndarray) -> np.ndarray:
+        """The chunks matching the query (or any of several), best first: fewest extra label words, then
+        BM25 (`lexical`, per chunk)."""
+        return label_ranking(self.matches_any([queries] if isinstance(queries, str) else queries), lexical)
 
 
 def label_ranking(best: dict[int, int], lexical: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import json
 
 from fakes.brain import Brain
 from fakes.server import FakeLMServer
-from tests.e2e.test_ask_e2e import doc_ids, item, run_ask, tiny  # noqa: F401 -- fixtures
+from tests.e2e.test_ask_e2e import doc_ids, run_ask
 
 STAGES = {"planner", "extractor", "normalizer", "coder", "answer"}
 
@@ -23,8 +23,8 @@ def reported(server) -> tuple[int, int]:
 
 
 def test_ask_reports_each_stage_s_tokens_and_dollars_as_the_server_counted_them(
-    tiny,  # noqa: F811
-    item,  # noqa: F811
+    tiny,
+    item,
     monkeypatch,
     capsys,
     tmp_path,
@@ -50,8 +50,8 @@ def test_ask_reports_each_stage_s_tokens_and_dollars_as_the_server_counted_them(
 
 
 def test_an_unpriced_model_says_price_unknown_and_the_fact_store_s_savings_are_counted(
-    tiny,  # noqa: F811
-    item,  # noqa: F811
+    tiny,
+    item,
     monkeypatch,
     capsys,
     tmp_path,

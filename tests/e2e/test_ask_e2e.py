@@ -9,40 +9,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from collate import ask
 from fakes.brain import Brain
 from fakes.chat_format import call_kind
-from fakes.corpus import build_corpus, dataset_items
+from fakes.corpus import dataset_items
 from fakes.server import FakeLMServer, Fault, last_message_contains
-
-
-@pytest.fixture(scope="session")
-def tiny(tmp_path_factory):
-    """(corpus dir, index dir): 2 companies per market, 2 fiscal years, short filings."""
-    return build_corpus(
-        tmp_path_factory.mktemp("e2e"),
-        "--companies",
-        "4",
-        "--years",
-        "2021",
-        "2022",
-        "--pages",
-        "10",
-        "--seed",
-        "11",
-    )
-
-
-@pytest.fixture
-def item(tiny):
-    """A dataset item over several documents (the smallest with at least 3, for speed)."""
-    items = sorted(
-        (i for i in dataset_items(tiny[0]) if len(i["metadata"]) >= 3), key=lambda i: len(i["metadata"])
-    )
-    assert items, "the synthetic dataset has no item over 3+ documents"
-    return items[0]
 
 
 def run_ask(tiny, item, server, monkeypatch, capsys, tmp_path, *extra, stderr: list | None = None):

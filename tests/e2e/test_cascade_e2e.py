@@ -12,7 +12,7 @@ from fakes.brain import Brain
 from fakes.corpus import dataset_items
 from fakes.erring import WRONG_VALUE, ErringBrain, by_model
 from fakes.server import FakeLMServer
-from tests.e2e.test_ask_e2e import doc_ids, item, run_ask, tiny  # noqa: F401 -- fixtures
+from tests.e2e.test_ask_e2e import doc_ids, run_ask
 
 PRICES = {
     "COLLATE_PRICE_IN": "2",
@@ -58,7 +58,7 @@ def test_collate_run_escalates_the_documents_the_cheap_reader_got_wrong(
     assert "cascade: 1 of" in capsys.readouterr().out
 
 
-def test_collate_ask_says_what_the_cascade_escalated_and_saved(tiny, item, monkeypatch, capsys, tmp_path):  # noqa: F811
+def test_collate_ask_says_what_the_cascade_escalated_and_saved(tiny, item, monkeypatch, capsys, tmp_path):
     wrong_on = {sorted(doc_ids(item))[0]}
     cheap = ErringBrain(only=wrong_on, kinds=(WRONG_VALUE,))
     err: list[str] = []

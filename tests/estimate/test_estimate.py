@@ -108,6 +108,9 @@ def test_the_estimate_is_within_25_percent_of_the_run_it_quotes(small_corpus, br
     ratio = (total["tokens_in"] + total["tokens_out"]) / actual
     assert 0.75 <= ratio <= 1.25, (ratio, quote.as_record(), spent)
     assert total["calls"] == sum(s["calls"] for s in spent.values()) == brain_server.calls
+    low, high = quote.span  # what the plan and the replies decide: printed as a range around the total
+    assert low < total["tokens_in"] + total["tokens_out"] < high
+    assert low <= actual <= high + quote.repairs
 
 
 def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(
@@ -300,6 +303,44 @@ def test_the_extraction_quote_shows_what_the_questions_retrieve_and_grows_with_d
     same = prompts.extractor(doc, 2, (assets, assets))
     distinct = prompts.extractor(doc, 2, (assets, address))
     assert distinct[0] > same[0] > one[0]  # a second question on another topic retrieves passages of its own
+
+
+def test_the_extraction_quote_searches_with_the_question_and_adds_its_next_ranked_passages_per_field(
+    small_corpus,
+):
+    """Issue 31 item 6: on the real filings the quote showed the question's top k and then one chunk spread
+    over the filing (a 22-character one on Adobe's 2015 10-K) where the extractor showed 5-10 retrieved
+    passages, and a 48-character sub-query where the extractor showed the question (375 characters). The
+    extractor searches its sub-queries and each field; the quote searches the question as the sub-query,
+    and stands the fields' searches in with the question's next-ranked passages, 1.42 per field (the
+    demo's measure), interpolated between whole counts."""
+    from programs.quote import sizes
+    from programs.quote.prompts import StagePrompts
+    from programs.quote.questions import quote_adapter
+
+    corpus, index = small_corpus
+    settings = Settings.from_env({"lm": "openai/fake-brain"}, require_lm=False).replace(fact_reuse=False)
+    store = IndexStore.open(index)
+    program = build_program(settings, store)
+    prompts = StagePrompts(program, store, quote_adapter(settings), CHARS_OVER_FOUR, settings, k=5)
+    doc = store.catalog.documents()[0]
+    question = "What were the total assets at the end of the year?"
+    rendered: list[dict] = []
+    real_format = prompts.adapter.format
+    prompts.adapter.format = lambda signature, demos, inputs: (
+        rendered.append(inputs) or real_format(signature, demos, inputs)
+    )  # type: ignore[method-assign]
+    ranked = [f"[page {p.page}] {p.text}" for p in store.search(doc.id, question, k=7)]
+    expected = prompts.extractor(doc, 1, (question,))
+    assert [r["passages"] for r in rendered] == [ranked[:6], ranked[:7]]  # 1 and 2 beyond the question's 5
+    assert all(r["questions"] == [question] for r in rendered)
+    one, two = (prompts.extractor(doc, 1, (question,), beyond)[0] for beyond in (1, 2))
+    share = sizes.PASSAGES_BEYOND_QUESTIONS - 1
+    assert one < expected[0] < two and expected[0] == pytest.approx(one + share * (two - one))
+    rendered.clear()
+    low, high = prompts.extractor(doc, 1, (question,), 0), prompts.extractor(doc, 1, (question,), 5)
+    assert low[0] < expected[0] < high[0]
+    assert [len(r["passages"]) for r in rendered] == [5, 10]
 
 
 def test_the_real_filings_bench_skips_in_one_line_where_they_are_absent(tmp_path, capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import shutil
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,24 @@ def _no_rebuild(monkeypatch):
     calls = []
     monkeypatch.setattr(demo, "run_step", lambda module, *args: calls.append(module))
     return calls
+
+
+def test_run_from_another_folder_it_prepares_the_folder_the_user_named(tmp_path, monkeypatch):
+    """The steps run in the project's root: a relative --out must still mean the user's folder."""
+    calls = []
+    monkeypatch.setattr(demo, "run_step", lambda module, *args: calls.append(args))
+    monkeypatch.chdir(tmp_path)
+    demo.ensure_corpus(Path("demo") / "corpus")
+    demo.ensure_index(Path("demo") / "corpus", Path("demo") / "index")
+    paths = [
+        demo.ROOT / a for args in calls for a in args if not a.startswith("--")
+    ]  # as the child reads them
+    assert paths == [
+        tmp_path / "demo" / "corpus",
+        tmp_path / "demo" / "corpus" / "catalog.jsonl",
+        tmp_path / "demo" / "corpus" / "pdf",
+        tmp_path / "demo" / "index",
+    ]
 
 
 def test_without_an_lm_and_no_reader_it_stops_after_preparing_and_says_how_to_set_one(

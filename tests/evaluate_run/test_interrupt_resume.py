@@ -3,11 +3,11 @@
 Before: a 23-line traceback, the process waited for the question in flight (and ran every queued one)
 before it died, and OUT held no answer at all (results.jsonl is written only at the end).
 
-The command runs as a subprocess, as a user's terminal would run it, against the rule-based fake LM
-served from this test process. The fake stalls on the third question's final answer: with one question
-at a time, the first two are finished (and on disk) when the stall begins, so the Ctrl-C lands at a
-known point. The stall outlasts the test's patience, so an exit that waits for the blocked HTTP call
-fails the test.
+The interrupted command runs as a subprocess, as a user's terminal would run it, against the rule-based
+fake LM served from this test process (the resume runs the same main(argv) in this process). The fake
+stalls on the third question's final answer: with one question at a time, the first two are finished
+(and on disk) when the stall begins, so the Ctrl-C lands at a known point. The stall outlasts the test's
+patience, so an exit that waits for the blocked HTTP call fails the test.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+from evaluate import run as run_command
 from evaluate import tracking
 from evaluate.dataset import load_dataset
 from fakes.brain import Brain
@@ -78,7 +79,9 @@ def _journal_ids(out: Path) -> list[str]:
     return [json.loads(line)["question_id"] for line in journal.read_text(encoding="utf-8").splitlines()]
 
 
-def test_ctrl_c_keeps_the_answers_in_one_line_and_the_same_command_resumes(small_corpus, tmp_path):
+def test_ctrl_c_keeps_the_answers_in_one_line_and_the_same_command_resumes(
+    small_corpus, tmp_path, monkeypatch, capsys
+):
     tracking.use_store()  # the store exists: MLflow's "creating tables" lines are not the command's
     items = load_dataset(small_corpus[0] / "dataset.json")[:LIMIT]
     ids, questions = [i.question_id for i in items], [i.question for i in items]
@@ -124,24 +127,23 @@ def test_ctrl_c_keeps_the_answers_in_one_line_and_the_same_command_resumes(small
         assert [r.info.status for r in first] == ["FAILED"], "the interrupted MLflow run is left RUNNING"
         assert "interrupted" in first[0].data.tags.get("failure", "")
 
-        # The same command again: the two kept answers are not asked again, the other three are.
+        # The same command again: the two kept answers are not asked again, the other three are. In this
+        # process (the Ctrl-C above is the subprocess this contract needs; a second Python start with
+        # dspy, litellm and mlflow costs ~9 s of CPU): the same main(argv), the same environment.
         responder.stalling = False
         server.reset_counts()
-        done = subprocess.run(
-            _command(small_corpus, out),
-            cwd=ROOT,
-            env=_env(server),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr
+        for name, value in _env(server).items():
+            monkeypatch.setenv(name, value)
+        capsys.readouterr()
+        code = run_command.main(_command(small_corpus, out)[3:])
+        resumed = capsys.readouterr().err
+        assert code == 0, resumed
         assert _asked(server, "plan", questions) == [0, 0, 1, 1, 1]
         assert _asked(server, "answer", questions) == [0, 0, 1, 1, 1]
         assert server.calls_by_kind()["extract"] == 0, (
             "the stopped run's facts are reused, not extracted again"
         )
-    assert f"resuming: {STALLED} of {LIMIT} questions already answered" in done.stderr
+    assert f"resuming: {STALLED} of {LIMIT} questions already answered" in resumed
 
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [row["question_id"] for row in rows] == ids, "every question exactly once, in dataset order"

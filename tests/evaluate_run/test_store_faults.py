@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from collate import run as collate_run
 from evaluate import tracking
@@ -41,13 +44,43 @@ def _locked(db: Path):
         holder.close()
 
 
-def _store(tmp_path, monkeypatch) -> Path:
-    """A store of this test's own, made by MLflow (so locking it does not touch the session's)."""
+@pytest.fixture(scope="module")
+def made_store(tmp_path_factory) -> Path:
+    """An empty store made by MLflow, once for this file: its schema migrations take 3-10 s a store."""
+    db = tmp_path_factory.mktemp("made_store") / "mlflow.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{db}")
+        tracking.use_store("made")  # the schema, and an experiment the tests do not use
+    return db
+
+
+def _store(tmp_path, monkeypatch, made_store: Path) -> Path:
+    """A store of this test's own, a copy of one made by MLflow (so locking it does not touch the session's)."""
     db = tmp_path / "store" / "mlflow.db"
     db.parent.mkdir()
+    shutil.copyfile(made_store, db)
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{db}")
-    tracking.use_store()  # creates the schema and the experiment
+    tracking.use_store()  # creates the experiment, its artifacts beside this copy
     return db
+
+
+@pytest.fixture
+def short_lock_wait():
+    """MLflow's SQLite sessions wait 20 s for a lock (`PRAGMA busy_timeout = 20000` on each); here 0.1 s,
+    so a locked store fails as it would, 20 s sooner. Yields the waits MLflow asked for."""
+    asked: list[str] = []
+
+    def shorten(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("PRAGMA BUSY_TIMEOUT"):
+            asked.append(statement)
+            statement = "PRAGMA busy_timeout = 100;"
+        return statement, parameters
+
+    event.listen(Engine, "before_cursor_execute", shorten, retval=True)
+    try:
+        yield asked
+    finally:
+        event.remove(Engine, "before_cursor_execute", shorten)
 
 
 def test_a_garbage_store_file_is_one_line_naming_the_file_before_anything_is_spent(tmp_path, monkeypatch):
@@ -61,9 +94,9 @@ def test_a_garbage_store_file_is_one_line_naming_the_file_before_anything_is_spe
 
 
 def test_a_store_locked_at_the_start_is_one_line_and_exit_2(
-    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys, made_store
 ):
-    db = _store(tmp_path, monkeypatch)
+    db = _store(tmp_path, monkeypatch, made_store)
     capsys.readouterr()  # MLflow's own lines about the schema it made
     monkeypatch.setattr("evaluate.tracking.store_check.LOCK_WAIT_SECONDS", 0.2)
     with _locked(db):
@@ -75,11 +108,11 @@ def test_a_store_locked_at_the_start_is_one_line_and_exit_2(
 
 
 def test_a_store_locked_mid_run_prints_the_scores_keeps_them_and_a_rerun_logs_them(
-    small_corpus, brain_server, tmp_path, monkeypatch, capsys
+    small_corpus, brain_server, tmp_path, monkeypatch, capsys, made_store, short_lock_wait
 ):
-    db = _store(tmp_path, monkeypatch)
+    db = _store(tmp_path, monkeypatch, made_store)
     capsys.readouterr()  # MLflow's own lines about the schema it made
-    monkeypatch.setattr(tracking, "RETRY_WAITS", ())  # MLflow itself waits 20 s on the lock: one attempt
+    monkeypatch.setattr(tracking, "RETRY_WAITS", ())  # one attempt (MLflow's own wait: short_lock_wait)
     out = tmp_path / "run"
     held: dict[str, sqlite3.Connection] = {}
     real = evaluation.answer_all
@@ -99,6 +132,7 @@ def test_a_store_locked_mid_run_prints_the_scores_keeps_them_and_a_rerun_logs_th
             held["lock"].close()
     captured = capsys.readouterr()
     assert "lock" in held
+    assert short_lock_wait, "MLflow set no lock wait of its own to shorten: this test waits 20 s again"
     errors = [line for line in captured.err.splitlines() if line.strip()]
     assert code == 1 and "Traceback" not in captured.err, captured.err[-3000:]
     assert len([e for e in errors if "MLflow" in e]) == 1, errors

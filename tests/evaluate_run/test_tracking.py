@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import dspy
@@ -201,3 +202,19 @@ def test_a_run_can_name_the_questions_it_answered_as_its_dataset_input():
     (logged,) = _client().get_run(run.run_id).inputs.dataset_inputs
     assert (logged.dataset.name, logged.dataset.digest) == ("dataset.json", "4f1e2d3c")
     assert {t.key: t.value for t in logged.tags} == {"mlflow.data.context": "test"}
+
+
+def test_a_question_s_trace_is_stored_when_logged_not_by_a_queue_polled_once_a_second():
+    """MLflow's default exports traces from a background queue whose consumer polls once a second, and
+    log_trace waits until the store holds the trace: ~1 s idle a question (bench/trace_logging.py)."""
+    experiment = tracking.use_store("t-trace")
+    tree = {
+        "name": "question",
+        "inputs": {"question": "q"},
+        "outputs": {"answer": "a"},
+        "children": [{"name": "plan"}],
+    }
+    trace_id = tracking.log_trace(tree, experiment, 1.0)
+    assert [s.name for s in _client().get_trace(trace_id).data.spans] == ["question", "plan"]
+    queue = [t.name for t in threading.enumerate() if t.name.lower().startswith("mlflowtracelogging")]
+    assert not queue, f"traces went through MLflow's async queue ({queue})"

@@ -15,6 +15,7 @@ import re
 import shutil
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -275,6 +276,61 @@ def test_an_engine_that_cannot_load_names_the_fix(monkeypatch, breakage, fix):
     finally:
         ocr._load_once.cache_clear()
     assert info.value.kind == "ocr" and fix in info.value.fix
+
+
+# ---- the folded models ----------------------------------------------------------------------
+def _model_inputs(collection) -> dict[str, np.ndarray]:
+    """What each network reads, from a scanned page: the page for detection, a strip of print for recognition."""
+    scan = pdfium.PdfDocument(str(collection["pdf_dir"] / "scan_zh.pdf"))
+    picture = ocr.render(scan[0]).image
+    scan.close()
+    normed = (picture[:320, :640].astype(np.float32) / 255 - 0.5) / 0.5
+    rows = np.flatnonzero(picture.min(axis=(1, 2)) < ocr.INK)
+    strip = (picture[rows[0] : rows[0] + 24].astype(np.float32) / 255 - 0.5) / 0.5
+    strip = np.repeat(np.repeat(strip, 2, axis=0), 2, axis=1)[
+        :48, :960
+    ]  # 48 pixels high, as RapidOCR feeds it
+    return {"det": normed.transpose(2, 0, 1)[None], "rec": strip.transpose(2, 0, 1)[None].copy()}
+
+
+def test_the_folded_models_compute_what_the_wheels_models_compute_in_fewer_operations(collection):
+    import onnx
+    import onnxruntime
+
+    from retrievers.documents import ocr_models
+
+    inputs = _model_inputs(collection)
+    for part, path in ocr_models.wheel_models().items():
+        original = onnx.load(str(path))
+        model, folds = ocr_models.folded(onnx.load(str(path)))
+        # every affine block and hardswish rewritten: most element-wise passes between convolutions are gone
+        assert folds["affine after a convolution"] == 28 and folds["hardswish"] >= 24, (part, folds)
+        passes = [
+            sum(n.op_type in {"Mul", "Add", "Clip", "Div"} for n in m.graph.node) for m in (original, model)
+        ]
+        assert passes[1] < 0.5 * passes[0] and "Clip" not in {n.op_type for n in model.graph.node}, passes
+        outputs = [
+            onnxruntime.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+                None, {"x": inputs[part]}
+            )[0]
+            for m in (original, model)
+        ]
+        assert outputs[0].shape == outputs[1].shape and np.abs(outputs[0] - outputs[1]).max() < 1e-4, part
+
+
+def test_the_shipped_engine_reads_a_page_as_the_unfolded_models_do_and_names_the_fold(collection):
+    assert ocr.SETTINGS.fold and ocr.SETTINGS.key().endswith(".fold")
+    unfolded = replace(ocr.SETTINGS, fold=False)
+    assert unfolded.key() != ocr.SETTINGS.key()
+    scan = pdfium.PdfDocument(str(collection["pdf_dir"] / "scan_zh.pdf"))
+    try:
+        picture = ocr.render(scan[0])
+    finally:
+        scan.close()
+    folded, plain = ocr.recognise(picture), ocr.recognise(picture, unfolded)
+    assert [x.text for x in folded] == [x.text for x in plain] and len(folded) >= 3
+    corners = [[(x.left, x.bottom, x.right, x.top) for x in lines] for lines in (folded, plain)]
+    assert np.allclose(corners[0], corners[1], atol=0.01)  # points
 
 
 # ---- the audit report -----------------------------------------------------------------------

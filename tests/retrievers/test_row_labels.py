@@ -69,3 +69,35 @@ def test_the_exact_label_ranks_before_a_longer_one_and_long_questions_match_none
     assert rows.matches("total liabilities and stockholders' equity") == {}  # 2 words the label lacks
     assert rows.matches("What were the total liabilities at the end of FY2021, in USD millions?") == {}
     assert len(label_ranking({}, np.zeros(2))) == 0
+
+
+CASH_FLOWS = "\n".join(
+    [
+        "Investing activities",
+        "Purchases of property and equipment (1,204) (987)",
+        "Proceeds from sales of investments 310 298",
+        "Net cash used in investing activities (894) (689)",
+    ]
+)
+CAPEX_PROSE = [
+    "Liquidity\nConsolidated Statements of Cash Flows show purchases of property and equipment; "
+    "purchases of property and equipment for new stores and equipment will grow in the coming year.",
+    "Commitments\nPurchases of property and equipment under contracts signed, as the consolidated statements "
+    "of cash flows and their notes describe, are not recorded until the property and equipment are received.",
+]
+
+
+def test_each_search_term_is_a_label_of_its_own():
+    """A planner's terms name the row and its statement: joined, no label holds all their words."""
+    terms = ["Purchases of property and equipment", "Consolidated Statements of Cash Flows"]
+    chunks = [Chunk(text, n + 1, n + 1) for n, text in enumerate([*CAPEX_PROSE, CASH_FLOWS])]
+    index = DocumentIndex.build("d", chunks, HashingEmbedder(), dense_chunks="all")
+    assert index.row_labels.matches("\n".join(terms)) == {}
+    assert index.row_labels.matches_any(terms) == {2: 0}
+    apart = index.ranked("capital expenditures", "hybrid", terms=terms)
+    joined = index.ranked(
+        "capital expenditures", "hybrid", terms=["\n".join(terms)]
+    )  # one term: no row fires
+    # the row's chunk rises by its label over the prose repeating the terms' words
+    assert list(np.argsort(-joined, kind="stable")).index(2) == 2
+    assert list(np.argsort(-apart, kind="stable")).index(2) < 2
