@@ -38,6 +38,7 @@ from programs.analyst import Analyst
 from programs.native_memory import release_free_memory
 from programs.result import ProgramResult
 from programs.shared_extraction import SharedExtraction
+from programs.stages.extract_batches import extend_trace
 from programs.stages.planner import Planned
 
 logger = logging.getLogger(__name__)
@@ -194,7 +195,7 @@ def in_order(fn, count: int, concurrency: int, on_done=None) -> tuple[list, list
             future.result()  # re-raises only what `tracked` does not catch (Ctrl-C)
     if tracing:
         for entries in traces:
-            dspy.settings.trace.extend(entries)
+            extend_trace(entries)
     return results, usage
 
 

@@ -59,3 +59,14 @@ def traced(task: Task, job: DocumentJob, gate: Gate, stop: Stop) -> tuple[Docume
     with dspy.context(trace=[]):
         outcome = task(job, gate, stop)
         return outcome, list(dspy.settings.trace)
+
+
+def extend_trace(entries: list) -> None:
+    """Add tasks' entries to DSPy's trace, in the caller's order, within DSPy's own cap: its Predict drops
+    the oldest entry past settings.max_trace_size, and a plain extend did not (a run's waves grew the
+    process's trace by every predictor call of every question; bench/README.md, issue 33 item 11)."""
+    trace = dspy.settings.trace
+    trace.extend(entries)
+    cap = max(0, dspy.settings.max_trace_size)
+    if len(trace) > cap:
+        del trace[: len(trace) - cap]

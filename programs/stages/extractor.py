@@ -23,7 +23,7 @@ from programs.facts.field_match import FieldMatcher
 from programs.facts.store import FactStore, Reuse
 from programs.protocols import DocumentStore
 from programs.stages.cascade import CHECK, PARSE, DocumentSpend, Escalation, Tokens
-from programs.stages.extract_batches import OnDone, run_all
+from programs.stages.extract_batches import OnDone, extend_trace, run_all
 from programs.stages.extract_escalation import Escalating
 from programs.stages.extract_facts import FactWrites
 from programs.stages.extract_repair import repaired
@@ -81,7 +81,7 @@ class DocumentExtractor(dspy.Module):
             for job in jobs:
                 # an escalated document's cheap call is not what it answered: no demo is made of it
                 if not outcomes[job.doc.id].escalated:
-                    dspy.settings.trace.extend(traces[job.doc.id])
+                    extend_trace(traces[job.doc.id])
         if self.escalation is None:
             return collect(jobs, outcomes)
         cheap = getattr(self.extract.lm or dspy.settings.lm, "price", None)
