@@ -335,3 +335,18 @@ def test_each_amount_says_its_scale_and_where_it_was_read(tmp_path):
         '"',  # Jinja2's (markupsafe's) spelling of an escaped quote
     )
     assert "scale: unread: no scale is stated above the quote on page 66" in html
+
+
+def test_page_images_are_sixteen_even_grays_white_and_black_kept():
+    """The page image's grays are a fixed table (fast, and the same for every page), not a per-page palette."""
+    from programs.audit_report import GRAYS, in_grays
+
+    ramp = Image.frombytes("L", (256, 1), bytes(range(256)))
+    image = in_grays(ramp)
+    assert image.mode == "P"
+    used = sorted(set(image.tobytes()))
+    assert len(used) == GRAYS
+    grays = [image.getpalette()[3 * i] for i in used]
+    assert grays[0] == 0 and grays[-1] == 255  # black ink and the white page as printed
+    assert grays == sorted(grays) and len(set(grays)) == GRAYS
+    assert list(image.tobytes()) == sorted(image.tobytes())  # darker stays darker
