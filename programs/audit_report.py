@@ -46,9 +46,9 @@ log = logging.getLogger(__name__)
 # The highlight is drawn by the HTML over the image, so the image needs no colour.
 RENDER_SCALE = 100 / 72
 GRAYS = 16
-# The 16 grays are even steps mapped by a lookup table, not a palette PIL's median cut picks per page: the
-# same PNG bytes (51.7 vs 51.9 kB a 10-K page) in 11 ms instead of 62-65 ms, which was two thirds of a
-# report's time (bench/audit_report_speed.py). Even steps keep pure white and black as printed.
+# The 16 grays are even steps mapped by a lookup table, not a palette PIL's median cut picks per page: PNGs
+# of the same size (0.99x) in 14.3 instead of 96.4 CPU ms a 10-K page (bench/audit_report_speed.py); the
+# median cut was two thirds of a report's time. Even steps keep pure white and black as printed.
 _GRAY_INDEX = [v * GRAYS // 256 for v in range(256)]
 _GRAY_PALETTE = [round(i * 255 / (GRAYS - 1)) for i in range(GRAYS) for _ in range(3)]
 MIN_PIECE = 2  # folded characters a table cell needs before it is boxed on its own
