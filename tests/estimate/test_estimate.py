@@ -276,12 +276,8 @@ def test_the_demo_reader_is_quoted_in_its_own_count():
     assert counter_for(Settings(lm="openai/gpt-4.1")).name == default_counter().name
 
 
-def test_the_extraction_quote_shows_what_the_questions_retrieve_and_grows_with_distinct_questions(
-    small_corpus,
-):
-    """Issue 31 item 6: on the real filings the quote spread a filing's chunks evenly (retrieved passages are
-    1.12 times longer: statements' tables rank first) and gave a filing read by two questions asking
-    different things 8-9 passages where the extractor showed 14-16."""
+def _stage_prompts(small_corpus):
+    """The quote's prompt maker over the small corpus (fake brain, no fact reuse), its store and first document."""
     from programs.quote.prompts import StagePrompts
     from programs.quote.questions import quote_adapter
 
@@ -290,7 +286,16 @@ def test_the_extraction_quote_shows_what_the_questions_retrieve_and_grows_with_d
     store = IndexStore.open(index)
     program = build_program(settings, store)
     prompts = StagePrompts(program, store, quote_adapter(settings), CHARS_OVER_FOUR, settings, k=5)
-    doc = store.catalog.documents()[0]
+    return store, prompts, store.catalog.documents()[0]
+
+
+def test_the_extraction_quote_shows_what_the_questions_retrieve_and_grows_with_distinct_questions(
+    small_corpus,
+):
+    """Issue 31 item 6: on the real filings the quote spread a filing's chunks evenly (retrieved passages are
+    1.12 times longer: statements' tables rank first) and gave a filing read by two questions asking
+    different things 8-9 passages where the extractor showed 14-16."""
+    store, prompts, doc = _stage_prompts(small_corpus)
     assets, address = "What were the total assets?", "Where is the registered office address?"
     shown: list[str] = []
     real_format = prompts.adapter.format
@@ -315,15 +320,8 @@ def test_the_extraction_quote_searches_with_the_question_and_adds_its_next_ranke
     and stands the fields' searches in with the question's next-ranked passages, 1.42 per field (the
     demo's measure), interpolated between whole counts."""
     from programs.quote import sizes
-    from programs.quote.prompts import StagePrompts
-    from programs.quote.questions import quote_adapter
 
-    corpus, index = small_corpus
-    settings = Settings.from_env({"lm": "openai/fake-brain"}, require_lm=False).replace(fact_reuse=False)
-    store = IndexStore.open(index)
-    program = build_program(settings, store)
-    prompts = StagePrompts(program, store, quote_adapter(settings), CHARS_OVER_FOUR, settings, k=5)
-    doc = store.catalog.documents()[0]
+    store, prompts, doc = _stage_prompts(small_corpus)
     question = "What were the total assets at the end of the year?"
     rendered: list[dict] = []
     real_format = prompts.adapter.format
