@@ -22,6 +22,7 @@ from collate.compile_job import compile_job
 from collate.errors import Exit
 from collate.inputs import BadInput, lm_overrides, open_store
 from evaluate.dataset import DatasetError, load_dataset, select, strip_gold
+from programs.facts import repair_history
 from programs.lm.settings import Settings
 from programs.quote.quote import Quote
 from programs.quote.tokens import TokenCounter
@@ -76,6 +77,7 @@ def quote_ask(args, read_question, build, counter: TokenCounter | None = None) -
         "collate ask: 1 question",
         counter,
         reused_facts=facts if facts and Path(facts).is_file() else None,
+        history=repair_history.read(facts, settings.model_for("extractor")),
     )
 
 
@@ -106,10 +108,19 @@ def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter |
         [(item.question, list(item.doc_ids) or None) for item in public],
         f"collate run: {len(items)} question(s) (split {args.split})",
         counter,
+        history=run_history(settings, store, args.out),
     )
     if settings.judge_model() and not args.no_judge:
         quote.notes.append("judge: one call per answer the matcher cannot decide, not counted")
     return capped(quote, args)
+
+
+def run_history(settings: Settings, store, out: str | None) -> repair_history.RepairHistory | None:
+    """The extractor model's fact repairs as last seen: in the fact store the run will write (COLLATE_FACT_STORE,
+    or --out's own when resuming), else in the index's, where `collate ask` keeps its facts."""
+    model = settings.model_for("extractor")
+    own = settings.fact_store or (str(Path(out) / "facts.sqlite") if out else None)
+    return repair_history.read(own, model) or repair_history.read(settings.fact_path(store), model)
 
 
 def quote_compile(args, counter: TokenCounter | None = None) -> Quote:

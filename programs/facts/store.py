@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from programs.facts import repair_history
 from programs.facts.field_match import FieldMatcher
 from signatures.errors import BadInput
 from signatures.types import Fact, FieldSpec
@@ -145,6 +146,7 @@ class FactStore:
             if path:
                 self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(SCHEMA)
+            self._conn.execute(repair_history.TABLE)
             present = {row[1] for row in self._conn.execute("PRAGMA table_info(facts)")}
             for column, kind in ADDED_COLUMNS.items():
                 if column not in present:
@@ -324,6 +326,16 @@ class FactStore:
             )
             return
         logger.debug("stored %d facts in %s", len(rows), self.path)
+
+    def record_extractions(self, model: str, asked: list[str], repaired: list[str]) -> None:
+        """Which documents one extraction asked the model and which it asked again (repair_history.py)."""
+        if not asked:
+            return
+        try:
+            with self._lock:
+                repair_history.record(self._conn, model, asked, repaired)
+        except (sqlite3.Error, OSError) as exc:  # the history only informs quotes: never fail a run over it
+            logger.warning("fact store %s: could not record the extraction calls (%s)", self.path, exc)
 
     def __len__(self) -> int:
         with self._lock:

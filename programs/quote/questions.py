@@ -9,7 +9,9 @@ re-plan, a fact repair, a normalizer re-ask, code fix rounds and retried request
 questions made 1 of them in 175 calls (a fact repair; bench/estimate_accuracy.py, 2026-12-06), and each
 adds calls when it does. Fact repairs are priced as a ceiling beside the total (one more call for every
 document): whether a fact fails the check is known only from the reply (the FinanceBench filings with the
-any-filing reader: 4-8 of 22 documents repaired, 15-22% of a command's tokens).
+any-filing reader: 4-8 of 22 documents repaired, 15-22% of a command's tokens). Once the fact store holds
+MINIMUM_HISTORY documents the extractor's model was asked (programs/facts/repair_history.py), the total
+counts the share of them it repaired as expected repair calls, and says so.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 
 import dspy
 
+from programs.facts.repair_history import RepairHistory
 from programs.lm.endpoint import SchemaJSONAdapter, structured_mode
 from programs.lm.prices import price_for
 from programs.quote import sizes
@@ -29,11 +32,13 @@ from programs.quote.tokens import TokenCounter, counter_for
 # Documents rendered per group of equally-read documents; the rest are priced at the group's mean
 # (a 5,000-filing catalog is quoted in seconds, not by loading every index).
 SAMPLE_DOCUMENTS = 24
+# Documents of a model's history before its repair share is counted: below it one repair is a 10% swing.
+MINIMUM_HISTORY = 10
 NOT_COUNTED = (
-    "not counted: re-plans, fact repairs (a second extraction call when a fact fails the check against "
-    "its page), normalizer re-asks, code fix rounds (up to {rounds} per question) and retried requests; "
-    "the demo's 40 questions made 1 in 175 calls, each adds calls when it does"
+    "not counted: re-plans, {repairs}normalizer re-asks, code fix rounds (up to {rounds} per question) and "
+    "retried requests; the demo's 40 questions made 1 in 175 calls, each adds calls when it does"
 )
+REPAIRS_NOT_COUNTED = "fact repairs (a second extraction call when a fact fails the check against its page), "
 
 
 def quote_adapter(settings) -> dspy.Adapter:
@@ -63,12 +68,15 @@ def quote_questions(
     counter: TokenCounter | None = None,
     demos: int = 0,
     reused_facts: str | None = None,
+    history: RepairHistory | None = None,
 ) -> Quote:
     """The quote of answering `questions` ((question, doc ids or None) pairs) as one run.
 
     demos: few-shot demos an optimizer will have added per predictor; reused_facts: the fact store the
-    run reuses facts from (named in a note: the quote does not subtract them)."""
+    run reuses facts from (named in a note: the quote does not subtract them); history: how often the
+    extractor's model needed a fact repair in that store (counted once it holds MINIMUM_HISTORY documents)."""
     prompts, quote = begin(program, store, settings, what, counter, demos)
+    share = history.share if history is not None and history.documents >= MINIMUM_HISTORY else 0.0
     catalog = program.catalog
     readers: Counter[str] = Counter()
     asked: dict[str, list[str]] = {}  # document -> the questions that read it
@@ -91,6 +99,9 @@ def quote_questions(
         sampled = spread_ids(doc_ids, SAMPLE_DOCUMENTS)
         per_call = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d])) for d in sampled])
         extraction.add(len(doc_ids), *per_call)
+        if share:  # a repair shows the same passages, fewer fields and the check's reason: about one call
+            extraction.add(len(doc_ids) * share, *per_call)
+            quote.expected_repairs += len(doc_ids) * share * sum(per_call)
         for beyond in (0, prompts.k):
             ends = mean([prompts.extractor(catalog.get(d), reads, tuple(asked[d]), beyond) for d in sampled])
             if beyond:
@@ -100,6 +111,7 @@ def quote_questions(
     quote.documents = len(readers)
     others = sum(s.tokens_in + s.tokens_out for name, s in quote.stages.items() if name != "extractor")
     quote.span, quote.repairs = (others + low, others + high), high
+    quote.history = history
     if whole_catalog:
         quote.notes.append(
             "an upper bound on documents and extraction calls: without a dataset item's documents the scope "
@@ -113,19 +125,45 @@ def quote_questions(
         f"normalizer: {sizes.NORMALIZE_SHARE:g} calls per question expected (the rules parse the values; "
         "an LM call only for what they cannot, about one per question at most)"
     )
-    quote.notes.append(NOT_COUNTED.format(rounds=settings.code_rounds))
+    quote.notes.append(
+        NOT_COUNTED.format(repairs="" if share else REPAIRS_NOT_COUNTED, rounds=settings.code_rounds)
+    )
     if extraction.calls:
         quote.notes.append(
             f"extraction passages: each document's questions' own top {prompts.k} (searched now, as the "
             f"extractor searches its sub-queries) and {sizes.PASSAGES_BEYOND_QUESTIONS:g} more per field "
             "for the fields' own searches (measured on the demo; the plan writes them)"
         )
+        documents = quote.documents
         quote.notes.append(
-            f"fact repairs: at most one more call per document, {extraction.calls:,.0f} calls and about "
+            f"fact repairs: at most one more call per document, {documents:,} calls and about "
             f"{quote.repairs:,.0f} tokens if every document's facts failed the check (known only from the replies)"
         )
+        quote.notes.append(repairs_note(history, share, documents, quote.expected_repairs))
     escalation_note(quote, settings)
     return quote.priced(settings)
+
+
+def repairs_note(history: RepairHistory | None, share: float, documents: int, tokens: float) -> str:
+    """What the total expects of fact repairs, and from what."""
+    if history is None or history.documents < MINIMUM_HISTORY:
+        known = (
+            f"{history.documents} document(s) of {history.model}" if history is not None else "no document"
+        )
+        return (
+            f"fact repairs expected: none counted; the fact store holds {known} asked before, and the share "
+            f"repaired is counted once it holds {MINIMUM_HISTORY}"
+        )
+    if not share:
+        return (
+            f"fact repairs expected: none, as {history.model} needed none for the {history.documents} "
+            "documents it was last asked in this fact store"
+        )
+    return (
+        f"fact repairs expected: {share:.0%} of the documents, {documents * share:,.1f} calls and about "
+        f"{tokens:,.0f} tokens in the total, as {history.model} needed for {history.repaired} of the "
+        f"{history.documents} documents it was last asked in this fact store"
+    )
 
 
 def escalation_note(quote: Quote, settings) -> None:
@@ -138,15 +176,13 @@ def escalation_note(quote: Quote, settings) -> None:
     if not model or extraction is None or not extraction.calls:
         return
     price = price_for(settings, "escalate")
-    usd = (
-        "price unknown"
-        if price is None
-        else dollars(price.usd(extraction.tokens_in, extraction.tokens_out), "")
-    )
+    first = quote.documents / extraction.calls  # the documents' first calls, not the expected repairs
+    tokens_in, tokens_out = extraction.tokens_in * first, extraction.tokens_out * first
+    usd = "price unknown" if price is None else dollars(price.usd(tokens_in, tokens_out), "")
     quote.notes.append(
         f"cascade: {model} is asked only for the documents whose cheap facts fail the check; not in the "
-        f"total: at most {extraction.calls:,.0f} calls, {extraction.tokens_in:,.0f} tokens in, "
-        f"{extraction.tokens_out:,.0f} out, {usd} if every document escalated"
+        f"total: at most {quote.documents:,} calls, {tokens_in:,.0f} tokens in, "
+        f"{tokens_out:,.0f} out, {usd} if every document escalated"
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from programs.facts.repair_history import RepairHistory
 from programs.lm.prices import Price, price_for
 
 
@@ -50,6 +51,9 @@ class Quote:
     # repairs, and the most the repairs add (one more call for every extracted document). None: not quoted.
     span: tuple[float, float] | None = None
     repairs: float = 0.0
+    # The repairs the total counts (tokens in + out), from the model's history in the fact store; 0 without.
+    expected_repairs: float = 0.0
+    history: RepairHistory | None = None  # what they come from
 
     def stage(self, name: str) -> StageQuote:
         return self.stages.setdefault(name, StageQuote())
@@ -99,6 +103,7 @@ class Quote:
             "total": self.totals(),
             "range": None if self.span is None else [round(self.span[0]), round(self.span[1])],
             "fact_repairs_at_most": round(self.repairs),
+            "fact_repairs_expected": round(self.expected_repairs),
             "notes": self.notes,
         }
 
@@ -120,8 +125,10 @@ class Quote:
         if self.span is not None:
             low, high = self.span
             out.append(
-                f"  range: {low:,.0f} to {high:,.0f} tokens in + out as the plan's field searches add nothing or "
-                f"k passages each to what its questions retrieve; fact repairs add at most {self.repairs:,.0f}"
+                f"  range: {low:,.0f} to {high:,.0f} tokens in + out without fact repairs, as the plan's field "
+                f"searches add nothing or k passages each to what its questions retrieve; fact repairs add at most "
+                f"{self.repairs:,.0f}"
+                + (f" (the total expects {self.expected_repairs:,.0f})" if self.expected_repairs else "")
             )
         out.append(f"tokens counted with {self.tokenizer}")
         out += [f"note: {n}" for n in self.notes]

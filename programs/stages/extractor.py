@@ -83,9 +83,15 @@ class DocumentExtractor(dspy.Module):
                 if not outcomes[job.doc.id].escalated:
                     extend_trace(traces[job.doc.id])
         if self.escalation is None:
-            return collect(jobs, outcomes)
-        cheap = getattr(self.extract.lm or dspy.settings.lm, "price", None)
-        return collect(jobs, outcomes, (cheap, getattr(self.escalation.predictor.lm, "price", None)))
+            extraction = collect(jobs, outcomes)
+        else:
+            cheap = getattr(self.extract.lm or dspy.settings.lm, "price", None)
+            extraction = collect(
+                jobs, outcomes, (cheap, getattr(self.escalation.predictor.lm, "price", None))
+            )
+        if self.facts is not None:  # how often this model's facts needed a repair: what later quotes expect
+            self.facts.record_extractions(self.model_name(), extraction.asked, extraction.repaired)
+        return extraction
 
     def reuse(self, strong: dspy.Predict | None = None) -> Reuse:
         """Which stored facts this extraction may reuse: its own model's and prompt's, and with a cascade

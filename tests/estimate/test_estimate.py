@@ -25,6 +25,13 @@ QUESTIONS = 4
 RUN_CHECKS = (collate_run.inputs_from_compile, collate_run.check_coverage)
 
 
+@pytest.fixture(autouse=True)
+def own_fact_store(tmp_path, monkeypatch):
+    """Each quote reads a fact store of its own: the session's index is shared, and the fact repairs other
+    tests' runs recorded there would change these counts (tests/estimate/test_repair_history.py)."""
+    monkeypatch.setenv("COLLATE_FACT_STORE", str(tmp_path / "own-facts.sqlite"))
+
+
 def run_argv(corpus, index, out, *extra: str) -> list[str]:
     return [
         "--dataset", str(corpus / "dataset.json"), "--index", str(index), "--out", str(out),
@@ -61,7 +68,7 @@ def test_run_estimate_sends_no_request_and_writes_nothing(
     assert code == 0, printed.err
     assert brain_server.calls == 0  # not even the 1-token LM check
     assert not out.exists()
-    assert stamp(index / "facts.sqlite") == facts_before
+    assert stamp(index / "facts.sqlite") == facts_before and not (tmp_path / "own-facts.sqlite").exists()
     assert f"estimate for collate run: {QUESTIONS} question(s)" in printed.out
     assert "no LM was called" in printed.out and "tokens counted with tiktoken o200k_base" in printed.out
 
@@ -114,7 +121,7 @@ def test_the_estimate_is_within_25_percent_of_the_run_it_quotes(small_corpus, br
 
 
 def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(
-    small_corpus, brain_server, monkeypatch, capsys
+    small_corpus, brain_server, monkeypatch, capsys, tmp_path
 ):
     _, index = small_corpus
     monkeypatch.delenv("COLLATE_LM", raising=False)
@@ -123,6 +130,7 @@ def test_without_a_model_the_tokens_are_quoted_and_the_dollars_say_why_not(
     printed = capsys.readouterr()
     assert code == 0, printed.err
     assert brain_server.calls == 0 and stamp(index / "facts.sqlite") == facts_before
+    assert not (tmp_path / "own-facts.sqlite").exists()  # the store the quote reads is not made either
     assert "price unknown (no model set)" in printed.out
     assert "an upper bound on documents" in printed.out  # no dataset item: the whole catalog is in scope
     assert "tokens counted with tiktoken" in printed.out
@@ -165,7 +173,7 @@ def test_a_cascade_s_strong_calls_are_quoted_as_a_ceiling_beside_the_total(small
     assert extraction.usd == pytest.approx((0.4 * extraction.tokens_in + 1.6 * extraction.tokens_out) / 1e6)
     ceiling = (2 * extraction.tokens_in + 8 * extraction.tokens_out) / 1e6
     (note,) = [n for n in quote.notes if n.startswith("cascade:")]
-    assert "openai/strong-model" in note and f"at most {extraction.calls:,.0f} calls" in note
+    assert "openai/strong-model" in note and f"at most {quote.documents:,} calls" in note
     assert f"${ceiling:,.4f} if every document escalated" in note
     assert "escalate" not in quote.stages  # not in the total: the share is known only after the cheap calls
 
@@ -341,11 +349,17 @@ def test_the_extraction_quote_searches_with_the_question_and_adds_its_next_ranke
     assert [len(r["passages"]) for r in rendered] == [5, 10]
 
 
-def test_the_real_filings_bench_skips_in_one_line_where_they_are_absent(tmp_path, capsys):
+def test_the_real_filings_bench_skips_in_one_line_where_they_are_absent(tmp_path, capsys, monkeypatch):
+    import tempfile
+
     from bench import estimate_accuracy
 
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     assert estimate_accuracy.main(["--real", str(tmp_path / "nowhere")]) == 0
     assert capsys.readouterr().out.startswith("skipped: no real filings at ")
+    assert not list(temp.iterdir())  # a skip leaves no work folder behind (it left one a call)
 
 
 def test_the_any_filing_reader_names_the_asked_figure_and_quotes_a_row_of_it():

@@ -87,14 +87,15 @@ RETRIEVER_ROOMS = {
     "building": {"documents", "embedding", "indexing", "catalog_draft"},
 }
 # programs: the sandbox is a leaf (it is copied alone where an ordinary user runs it); the LM plumbing
-# and the fact store know no stage; the quote reads the LM's prices and wire format, never a stage. The
+# and the fact store know no stage; the quote reads the LM's prices and wire format and the fact store's
+# repair history, never a stage. The
 # top-level modules (analyst.py, batch.py, ...) compose the rooms; protocols.py and result.py, which
 # the stages type against, import no room.
 PROGRAM_ROOMS = {
     "sandbox": set(),
     "lm": {"sandbox"},  # the settings of a run hold the sandbox's bounds too
     "facts": set(),
-    "quote": {"lm"},
+    "quote": {"lm", "facts"},
     "stages": {"lm", "facts", "sandbox"},
 }
 # evaluate: matching decides whether an answer is right (no run, no MLflow); tracking is the one MLflow

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from programs.analyst import build_program
+from programs.facts import repair_history
 from programs.facts.store import FactStore
 from tests.programs.conftest import PAGES, TinyStore
 
@@ -79,6 +80,14 @@ def test_facts_get_verdicts_pages_are_corrected_and_one_repair_call_is_made(run)
         len(repairs) == 1 and pred.trace["extract"]["repair_calls"] == 1
     )  # at most one extra call per document
     assert "capital_adequacy_ratio" in repairs[0]["messages"][-1]["content"]
+
+
+def test_the_store_keeps_which_documents_the_model_was_asked_again(run, tmp_path):
+    """What a later quote expects of this model's repairs (programs/facts/repair_history.py)."""
+    _, lm = run()
+    history = repair_history.read(tmp_path / "facts.sqlite", lm.model)
+    assert (history.documents, history.repaired) == (3, 1)  # doc-c's fabricated ratio was asked again
+    assert repair_history.read(tmp_path / "facts.sqlite", "another/model") is None
 
 
 def test_an_unverified_fact_is_flagged_left_out_of_the_result_and_named_in_the_coverage(run):
