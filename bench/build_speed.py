@@ -139,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--dense", default="auto", choices=["auto", "all", "none"], help="passed to the build")
     args = p.parse_args(argv)
-    corpus = Path(args.corpus)
+    corpus = Path(
+        args.corpus
+    ).resolve()  # the build runs in the project's root: a relative path would land there
     catalog_path = corpus / "catalog.jsonl"
     if not catalog_path.is_file():
         print(

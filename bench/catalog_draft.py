@@ -190,7 +190,7 @@ def score_row(want: dict, got: dict) -> dict[str, bool]:
 
 def synthetic(folder: Path | None, skip_speed: bool) -> bool:
     with tempfile.TemporaryDirectory() as tmp:
-        corpus = folder or Path(tmp) / "synth"
+        corpus = (folder or Path(tmp) / "synth").resolve()  # data.synth runs in the project's root
         if not (corpus / "catalog.jsonl").is_file():
             subprocess.run(
                 [sys.executable, "-m", "data.synth", "--out", str(corpus), "-q"], check=True, cwd=ROOT

@@ -31,6 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def prepare(work: Path) -> tuple[Path, Path]:
+    work = work.resolve()  # the steps run in the project's root: a relative path would land there
     corpus, index = work / "corpus", work / "index"
     if not (corpus / "dataset.json").exists():
         subprocess.run([sys.executable, "-m", "data.synth", "--out", str(corpus)], check=True, cwd=ROOT)

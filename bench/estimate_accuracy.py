@@ -64,6 +64,7 @@ KIND_STAGE = {
 
 
 def prepare(demo: Path) -> tuple[Path, Path]:
+    demo = demo.resolve()  # the demo's steps run in the project's root: a relative path would land there
     corpus, index = demo / "corpus", demo / "index"
     if not (corpus / "dataset.json").is_file() or not (index / "manifest.json").is_file():
         # the demo's own preparation (corpus, then index); without an LM it stops there (exit 2)
@@ -188,6 +189,7 @@ def real_dataset(docs: Path, out: Path) -> Path:
 
 def real_index(docs: Path, index: Path) -> Path:
     """The filings' index, built the user's way (`collate build`) when the folder has none."""
+    docs, index = docs.resolve(), index.resolve()  # `collate build` runs in the project's root
     if not (index / "manifest.json").is_file():
         argv = [
             "build",

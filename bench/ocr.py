@@ -85,7 +85,7 @@ class ScanDoc:
 
 
 def _corpus(args) -> Path:
-    out = Path(args.out) / f"corpus-{args.styles}"
+    out = Path(args.out).resolve() / f"corpus-{args.styles}"  # data.synth runs in the project's root
     if not (out / "truth.jsonl").is_file():
         subprocess.run(
             [sys.executable, "-m", "data.synth", "--out", str(out), "--companies", str(args.companies)]

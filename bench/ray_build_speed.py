@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         subset = Path(temp) / "catalog.jsonl"
         subset.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-        common = ["--catalog", str(subset), "--pdf-dir", str(Path(args.corpus) / "pdf")]
+        common = ["--catalog", str(subset), "--pdf-dir", str(Path(args.corpus).resolve() / "pdf")]
         local_s, local_out = _build([*common, "--index", f"{temp}/local", "--workers", str(args.cpus)])
         start = time.perf_counter()
         address = args.ray
