@@ -76,7 +76,8 @@ def quote_questions(
     run reuses facts from (named in a note: the quote does not subtract them); history: how often the
     extractor's model needed a fact repair in that store (counted once it holds MINIMUM_HISTORY documents)."""
     prompts, quote = begin(program, store, settings, what, counter, demos)
-    share = history.share if history is not None and history.documents >= MINIMUM_HISTORY else 0.0
+    known = history is not None and history.documents >= MINIMUM_HISTORY and settings.repair_facts
+    share = history.share if known and history is not None else 0.0  # COLLATE_REPAIR_FACTS=false: none
     catalog = program.catalog
     readers: Counter[str] = Counter()
     asked: dict[str, list[str]] = {}  # document -> the questions that read it
@@ -111,7 +112,6 @@ def quote_questions(
     quote.documents = len(readers)
     others = sum(s.tokens_in + s.tokens_out for name, s in quote.stages.items() if name != "extractor")
     quote.span, quote.repairs = (others + low, others + high), high
-    quote.history = history
     if whole_catalog:
         quote.notes.append(
             "an upper bound on documents and extraction calls: without a dataset item's documents the scope "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from programs.facts.repair_history import RepairHistory
 from programs.lm.prices import Price, price_for
 
 
@@ -53,7 +52,6 @@ class Quote:
     repairs: float = 0.0
     # The repairs the total counts (tokens in + out), from the model's history in the fact store; 0 without.
     expected_repairs: float = 0.0
-    history: RepairHistory | None = None  # what they come from
 
     def stage(self, name: str) -> StageQuote:
         return self.stages.setdefault(name, StageQuote())

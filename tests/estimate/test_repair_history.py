@@ -106,3 +106,12 @@ def test_the_latest_documents_are_the_ones_counted(tmp_path):
     seeded(path, BRAIN, repair_history.RECENT, 0)  # lately: none
     history = repair_history.read(path, BRAIN)
     assert (history.documents, history.repaired, history.share) == (repair_history.RECENT, 0, 0.0)
+
+
+def test_with_repairs_turned_off_none_are_expected(small_corpus, brain_server, tmp_path, monkeypatch):
+    facts = tmp_path / "facts.sqlite"
+    monkeypatch.setenv("COLLATE_FACT_STORE", str(facts))
+    monkeypatch.setenv("COLLATE_REPAIR_FACTS", "false")
+    seeded(facts, BRAIN, 20, 20)
+    quote = quote_run(small_corpus, tmp_path)
+    assert quote.stages["extractor"].calls == quote.documents and quote.expected_repairs == 0
