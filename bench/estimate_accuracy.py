@@ -301,7 +301,8 @@ def in_range(quote, scale: float, reported: int, repaired: int) -> None:
 
 
 def carried(before: list[Path], path: Path) -> Path:
-    """A new fact store at `path` holding the extraction history (not the facts) of the stores `before`."""
+    """A new fact store at `path` holding the extraction history (not the facts) of the stores `before`
+    (the last command's store alone: it already carries those before it)."""
     from programs.facts.store import FactStore
 
     store = FactStore(path)
@@ -367,7 +368,7 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
                 functools.partial(estimate.quote_ask, parsed, collate_ask.read_question, collate_ask.build),
                 work / f"fresh-{item['question_id']}.sqlite",
             )
-            stores.append(carried(stores, work / f"facts-{item['question_id']}.sqlite"))
+            stores.append(carried(stores[-1:], work / f"facts-{item['question_id']}.sqlite"))
             os.environ["COLLATE_FACT_STORE"] = str(stores[-1])
             quote = estimate.quote_ask(parsed, collate_ask.read_question, collate_ask.build, CHARS_OVER_FOUR)
             own = estimate.quote_ask(parsed, collate_ask.read_question, collate_ask.build).totals()
@@ -387,7 +388,7 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
         first = printed_total(
             functools.partial(estimate.quote_run, parsed, *checks), work / "fresh-run.sqlite"
         )
-        os.environ["COLLATE_FACT_STORE"] = str(carried(stores, work / "facts-run.sqlite"))
+        os.environ["COLLATE_FACT_STORE"] = str(carried(stores[-1:], work / "facts-run.sqlite"))
         quote = estimate.quote_run(parsed, *checks, CHARS_OVER_FOUR)
         own = estimate.quote_run(parsed, *checks).totals()
         argv = [*common, "--out", str(work / "real-run"), "--no-autolog", "--no-progress", "--no-judge"]
