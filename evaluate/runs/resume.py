@@ -126,14 +126,18 @@ def interrupted_line(
     """The one line a Ctrl-C prints: how many answers are kept where, and the command that resumes
     (without --out the same command would start a new folder: the line names this one; `resume`, a
     caller's own command line, when the user's command is not the one that resumes, as for the demo)."""
-    kept = len(journal.answered(item.question_id for item in items))
+    ids = [item.question_id for item in items]
+    done = journal.answered(ids)
+    kept = len(done)
+    failed = sum(1 for qid in ids if qid in journal.kept and qid not in done)
     if resume:
         again = f"`{resume}` resumes it"
     elif out_given:
         again = "run the same command to resume"
     else:
         again = f"run the same command with --out {journal.path.parent} to resume"
-    return f"interrupted: {kept} of {len(items)} answers kept in {journal.path}; {again}"
+    asked_again = f" ({failed} that failed {'is' if failed == 1 else 'are'} asked again)" if failed else ""
+    return f"interrupted: {kept} of {len(items)} answers kept in {journal.path}; {again}{asked_again}"
 
 
 def _short(value) -> str:

@@ -82,16 +82,18 @@ def test_the_lines_say_how_many_were_kept_and_how_to_resume(tmp_path):
         "(1 that failed is asked again)"
     )
     assert interrupted_line(journal, items, out_given=True) == (
-        f"interrupted: 1 of 4 answers kept in {journal.path}; run the same command to resume"
+        f"interrupted: 1 of 4 answers kept in {journal.path}; run the same command to resume "
+        "(1 that failed is asked again)"  # the file holds 2 lines: the count is not of lines
     )
     # without --out the same command would start a new folder: the line names the one to resume
     assert interrupted_line(journal, items, out_given=False).endswith(
-        f"run the same command with --out {tmp_path} to resume"
+        f"run the same command with --out {tmp_path} to resume (1 that failed is asked again)"
     )
     # the demo makes a new folder each time: the line names the command that resumes this one
     demo = interrupted_line(journal, items, out_given=True, resume="python -m evaluate.run --out demo/runs/1")
     assert (
-        demo.endswith("`python -m evaluate.run --out demo/runs/1` resumes it") and "same command" not in demo
+        demo.endswith("`python -m evaluate.run --out demo/runs/1` resumes it (1 that failed is asked again)")
+        and "same command" not in demo
     )
     for qid in ("q1", "q2", "q3"):
         journal.append(Answered(qid, "?", [], answer="1"))
