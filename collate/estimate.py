@@ -100,19 +100,47 @@ def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter |
     store = open_store(args.index)
     check_coverage(items, store, args.dataset, args.index)
     program = build_variant(args.program, settings, store, Path(args.out or "runs"))
-    public = [strip_gold(item) for item in items]
+    left = still_to_ask(items, args.out)
+    what = (
+        f"{len(left)} of {len(items)} question(s) left to ask"
+        if len(left) < len(items)
+        else f"{len(items)} question(s)"
+    )
     quote = quote_questions(
         program,
         store,
         settings,
-        [(item.question, list(item.doc_ids) or None) for item in public],
-        f"collate run: {len(items)} question(s) (split {args.split})",
+        [(item.question, list(item.doc_ids) or None) for item in map(strip_gold, left)],
+        f"collate run: {what} (split {args.split})",
         counter,
         history=run_history(settings, store, args.out),
     )
+    if len(left) < len(items):
+        quote.notes.insert(
+            0,
+            f"resuming {Path(args.out) / 'answers.jsonl'}: the {len(items) - len(left)} question(s) answered there "
+            "are not asked again, so not quoted (a failed one is asked again, and quoted)",
+        )
     if settings.judge_model() and not args.no_judge:
         quote.notes.append("judge: one call per answer the matcher cannot decide, not counted")
     return capped(quote, args)
+
+
+def still_to_ask(items: list, out: str | None) -> list:
+    """The items a run into `out` would ask: those its journal holds no answer for (read, never repaired:
+    the quote writes nothing; a run of other settings there is refused by the run itself)."""
+    from evaluate.runs.journal import read_answers
+
+    journal = Path(out) / "answers.jsonl" if out else None
+    if journal is None or not journal.is_file():
+        return items
+    try:
+        kept = read_answers(journal)
+    except OSError:  # unreadable: the run will say so; the quote counts every question
+        return items
+    return [
+        item for item in items if item.question_id not in kept or kept[item.question_id].error is not None
+    ]
 
 
 def run_history(settings: Settings, store, out: str | None) -> repair_history.RepairHistory | None:

@@ -379,3 +379,29 @@ def test_the_any_filing_reader_names_the_asked_figure_and_quotes_a_row_of_it():
         61,
         "Net income $ 1,693,954 $ 1,168,782",
     )
+
+
+def test_a_resumed_run_is_quoted_for_the_questions_it_will_still_ask(small_corpus, brain_server, tmp_path):
+    """`collate run --out DIR --estimate` into a stopped run's folder: the answered questions are not asked
+    again, so not quoted; a failed one is. The journal is read, never repaired (a cut-short line stays)."""
+    from evaluate.runs.answering import Answered
+    from evaluate.runs.journal import AnswerJournal
+
+    corpus, index = small_corpus
+    out = tmp_path / "run"
+    out.mkdir()
+    items = load_dataset(str(corpus / "dataset.json"))[:QUESTIONS]
+    journal = AnswerJournal.open(out / "answers.jsonl")
+    journal.append(Answered(items[0].question_id, items[0].question, list(items[0].doc_ids), answer="1"))
+    journal.append(Answered(items[1].question_id, items[1].question, list(items[1].doc_ids), error="LMError"))
+    with (out / "answers.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"question_id": "cut sho')  # a run killed mid-write
+    before = (out / "answers.jsonl").read_bytes()
+    args = collate_run.build_parser().parse_args(run_argv(corpus, index, out, "--estimate"))
+    quote = estimate.quote_run(args, *RUN_CHECKS)
+    assert quote.stages["planner"].calls == QUESTIONS - 1  # the failed one is asked again
+    assert f"{QUESTIONS - 1} of {QUESTIONS} question(s) left to ask" in quote.what
+    assert any("the 1 question(s) answered there are not asked again" in n for n in quote.notes)
+    assert (out / "answers.jsonl").read_bytes() == before and sorted(p.name for p in out.iterdir()) == [
+        "answers.jsonl"
+    ]
