@@ -61,6 +61,7 @@ def for_compile(args) -> int:
 def quote_ask(args, read_question, build, counter: TokenCounter | None = None) -> Quote:
     """`collate ask --estimate`: one question over its dataset item's documents, or the whole catalog."""
     from programs.quote.questions import quote_questions
+    from programs.quote.scope import named_documents
 
     if args.baseline:
         raise BadInput("--estimate quotes the Analyst's stages: drop --baseline (the flat RAG is one call)")
@@ -69,7 +70,8 @@ def quote_ask(args, read_question, build, counter: TokenCounter | None = None) -
     program = build(args, settings.replace(fact_reuse=False), store)
     program.scope(doc_ids)  # documents missing from the index: the error the question would meet
     facts = settings.fact_path(store) if settings.fact_reuse else None
-    return quote_questions(
+    history = repair_history.read(facts, settings.model_for("extractor"))
+    quote = quote_questions(
         program,
         store,
         settings,
@@ -77,8 +79,16 @@ def quote_ask(args, read_question, build, counter: TokenCounter | None = None) -
         "collate ask: 1 question",
         counter,
         reused_facts=facts if facts and Path(facts).is_file() else None,
-        history=repair_history.read(facts, settings.model_for("extractor")),
+        history=history,
     )
+    if doc_ids is None:  # the whole catalog: beside it, the documents the question names
+        named, how = named_documents(question, program.catalog.select(None))
+        if how and 0 < len(named) < quote.documents:
+            scoped = quote_questions(
+                program, store, settings, [(question, [d.id for d in named])], "", counter, history=history
+            )
+            quote.likely = (len(named), how, scoped.totals())
+    return quote
 
 
 def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter | None = None) -> Quote:

@@ -52,6 +52,9 @@ class Quote:
     repairs: float = 0.0
     # The repairs the total counts (tokens in + out), from the model's history in the fact store; 0 without.
     expected_repairs: float = 0.0
+    # An ask over the whole catalog: (documents, how the question names them, their totals()) as the plan
+    # likely reads them (programs/quote/scope.py); None otherwise.
+    likely: tuple[int, str, dict] | None = None
 
     def stage(self, name: str) -> StageQuote:
         return self.stages.setdefault(name, StageQuote())
@@ -102,6 +105,9 @@ class Quote:
             "range": None if self.span is None else [round(self.span[0]), round(self.span[1])],
             "fact_repairs_at_most": round(self.repairs),
             "fact_repairs_expected": round(self.expected_repairs),
+            "likely": None
+            if self.likely is None
+            else {"documents": self.likely[0], "named": self.likely[1], **self.likely[2]},
             "notes": self.notes,
         }
 
@@ -120,6 +126,13 @@ class Quote:
         if t["usd"] is not None and t["unpriced_stages"]:
             usd += f" + unpriced stages ({', '.join(t['unpriced_stages'])})"
         out.append(f"  {'total':<11}{t['calls']:>8,.0f}{t['tokens_in']:>12,}{t['tokens_out']:>12,}  {usd}")
+        if self.likely is not None:
+            n, how, lt = self.likely
+            out.append(
+                f"  {'likely':<11}{lt['calls']:>8,.0f}{lt['tokens_in']:>12,}{lt['tokens_out']:>12,}  "
+                f"{dollars(lt['usd'], 'price unknown')}  if the plan reads the {n} document(s) the question "
+                f"names ({how}); the total is the whole catalog"
+            )
         if self.span is not None:
             low, high = self.span
             out.append(
