@@ -135,7 +135,7 @@ def quote_compile(
             "replies assumed (optimize/optimizer_calls.py)"
         )
     quote.notes += [n for n in (each[0].notes if each else []) if n.startswith("not counted")]
-    return quote.priced(settings)
+    return spanned(quote).priced(settings)
 
 
 def run_calls(question_calls: dict[str, int]) -> float:
@@ -153,13 +153,27 @@ def runs_of(example, stage: str) -> tuple[str, list[str] | None]:
 
 
 def add_runs(quote: Quote, runs: list[Quote], weight: float) -> None:
-    """Add each run's stages, times `weight` (a mean run scaled to the quoted number of runs)."""
+    """Add each run's stages, times `weight` (a mean run scaled to the quoted number of runs), and its range
+    as offsets from its total (quote.span holds their sum until spanned() sets it around the compile's)."""
     for run in runs:
         for name, stage in run.stages.items():
             mine = quote.stage(name)
             mine.calls += stage.calls * weight
             mine.tokens_in += stage.tokens_in * weight
             mine.tokens_out += stage.tokens_out * weight
+        if run.span is not None:  # an extraction-only run has none: the plan's searches are not quoted
+            total = run.totals()["tokens_in"] + run.totals()["tokens_out"]
+            low, high = quote.span or (0.0, 0.0)
+            quote.span = (low + weight * (run.span[0] - total), high + weight * (run.span[1] - total))
+            quote.repairs += weight * run.repairs
+
+
+def spanned(quote: Quote) -> Quote:
+    """The runs' range offsets (add_runs) around the compile's total, proposer calls included."""
+    if quote.span is not None:
+        total = quote.totals()["tokens_in"] + quote.totals()["tokens_out"]
+        quote.span = (total + quote.span[0], total + quote.span[1])
+    return quote
 
 
 def mean_program_call(runs: list[Quote]) -> tuple[float, float]:

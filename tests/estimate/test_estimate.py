@@ -274,6 +274,21 @@ def test_mipro_and_gepa_quotes_price_their_own_calls_and_their_whole_budget(
     assert "their tokens are not" not in "\n".join(gepa.lines())
 
 
+def test_a_compile_quote_prints_the_range_its_runs_span(small_corpus, brain_server, tmp_path):
+    """Its runs' ranges (what the plan's field searches add) around the compile's total; an extractor-stage
+    compile has no plan, so no range."""
+    corpus, index = small_corpus
+    quote = compile_quote(corpus, index, tmp_path, "bootstrap")
+    total = quote.totals()["tokens_in"] + quote.totals()["tokens_out"]
+    low, high = quote.span
+    assert low < total < high and quote.repairs > 0
+    assert any(line.lstrip().startswith("range:") for line in quote.lines())
+    extractor = compile_quote(corpus, index, tmp_path, "bootstrap", "--stage", "extractor")
+    assert extractor.span is None and not any(
+        line.lstrip().startswith("range:") for line in extractor.lines()
+    )
+
+
 def test_the_demo_reader_is_quoted_in_its_own_count():
     """The demo reader reports characters / 4; an o200k_base quote was 1.5-1.75x its cost line."""
     from programs.quote.tokens import counter_for
