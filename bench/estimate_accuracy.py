@@ -541,6 +541,13 @@ def main(argv=None) -> int:
                 f"  the command's own cost line: {reported:,} tokens; printed quote / cost line {shown:.2f}; "
                 f"server-counted quote / server {ratio:.2f}"
             )
+            total = quote.totals()  # a compile asks a document once a run: no call is told apart as a repair
+            in_range(
+                quote,
+                (printed["tokens_in"] + printed["tokens_out"]) / (total["tokens_in"] + total["tokens_out"]),
+                reported,
+                0,
+            )
             met = 0.5 <= shown <= 2 and sent == 0
             ok &= met
             print(
