@@ -62,16 +62,26 @@ class FactWrites:
         )
 
     def failed(
-        self, job: DocumentJob, error: Exception, spend: DocumentSpend | None = None, escalated: str = ""
+        self,
+        job: DocumentJob,
+        error: Exception,
+        spend: DocumentSpend | None = None,
+        escalated: str = "",
+        asked: bool = True,
     ) -> DocumentOutcome:
-        """The document failed: its stored facts stand, the rest are its failure (nothing is stored)."""
+        """The document failed: its stored facts stand, the rest are its failure (nothing is stored).
+        asked=False: the run stopped (a budget, Ctrl-C) before it was asked; the stop is reported once by
+        the run, so this is no warning (a budget-stopped compile printed one per document left)."""
         reason = lm_error_reason(error)[:500]
-        logger.warning("extraction failed for %s: %s", job.doc.id, reason)
+        if asked:
+            logger.warning("extraction failed for %s: %s", job.doc.id, reason)
+        else:
+            logger.info("extraction not asked for %s: %s", job.doc.id, reason)
         return DocumentOutcome(
             job.doc.id,
             list(job.known.values()),
             DocumentFailure(doc_id=job.doc.id, stage="extract", reason=reason),
-            asked_lm=True,
+            asked_lm=asked,
             escalated=escalated,
             spend=spend or DocumentSpend(),
         )

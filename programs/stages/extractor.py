@@ -37,6 +37,10 @@ from signatures.types import ExtractedValue, Fact, FieldSpec, SubQuery
 logger = logging.getLogger(__name__)
 
 
+class NotAsked(InterruptedError):
+    """The run stopped (its budget, Ctrl-C) before this document's call was sent."""
+
+
 class DocumentExtractor(dspy.Module):
     def __init__(
         self,
@@ -125,7 +129,7 @@ class DocumentExtractor(dspy.Module):
             job.passages = self.passages(job)
             with gate:
                 if stop.is_set():
-                    raise InterruptedError("the run was interrupted before this document was asked")
+                    raise NotAsked("the run was interrupted before this document was asked")
                 pred = self.ask(self.extract, job, job.missing, spend.cheap)
             pages = self.page_texts(job.doc.id)
             new = [
@@ -140,6 +144,8 @@ class DocumentExtractor(dspy.Module):
             # with a cascade, a "not disclosed" may still go to the strong model in the second wave
             hold = escalating is not None and any(not f.disclosed for f in new)
             return writes.finish(job, new, spend=spend, hold=hold)
+        except NotAsked as e:
+            return writes.failed(job, e, spend, asked=False)
         except AdapterParseError as e:
             if escalating is None:
                 return writes.failed(job, e)

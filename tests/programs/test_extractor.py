@@ -202,3 +202,29 @@ def test_the_planners_search_terms_reach_retrieval_next_to_the_description(
         "利润表",
     ]  # one string split, not a failed plan
     assert pred.records[0]["capital_adequacy_ratio"] == 15.44
+
+
+def test_a_document_the_stopped_run_never_asked_is_no_warning_and_no_call(store, use_lm, caplog):
+    """A budget or Ctrl-C stops the pool: the documents still queued fail as not asked. They printed a
+    WARNING each on a budget-stopped compile's console and counted as asked in the repair history."""
+    import threading
+
+    from programs.stages.extract_facts import FactWrites
+    from programs.stages.extractor import DocumentExtractor
+    from signatures.types import FieldSpec, SubQuery
+
+    lm = use_lm()
+    extractor = DocumentExtractor(store)
+    spec = FieldSpec(name="revenue", type="number", unit="CNY", description="营业收入")
+    job = extractor.prepare("doc-a", [SubQuery(query="营业收入？", fields=[spec])], extractor.reuse())
+    stop = threading.Event()
+    stop.set()
+    with caplog.at_level("INFO", logger="programs.stages.extract_facts"):
+        outcome = extractor.run_job(
+            FactWrites(None, cascade=False), None, job, threading.BoundedSemaphore(1), stop
+        )
+    assert (
+        outcome.failure is not None and "interrupted before this document was asked" in outcome.failure.reason
+    )
+    assert not outcome.asked_lm and extraction_calls(lm) == []
+    assert [r.levelname for r in caplog.records] == ["INFO"]
