@@ -214,7 +214,9 @@ def run_compile(
                 except BudgetExhausted:
                     compiled_student, found, stopped = salvage(optimizer, student, tracker, job, budget)
         if stopped:
-            logger.warning("compile stopped: %s", stopped)  # the one line a capped compile writes
+            # INFO: the summary says it once ("stopped early: ..."); a WARNING here printed it twice, the
+            # first on the progress bar's line
+            logger.info("compile stopped: %s", stopped)
         # Scored outside autolog: inside, MLflow logged the scored program's every demo field as a param of
         # the compile run (282 of them); the program is an artifact (below).
         dev_budget = Budget()  # scoring the result is not optimizing: counted apart, never capped

@@ -124,6 +124,7 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
     small_corpus, brain_server, tmp_path, caplog, capsys
 ):
     """Issue 12 item 2: one log line, the result saved and scored on dev, the cap said in summary and MLflow."""
+    caplog.set_level("INFO", logger="optimize.compiler")
     out = tmp_path / "capped.json"
     assert (
         _compile(
@@ -151,6 +152,9 @@ def test_max_calls_stops_the_compile_once_and_saves_a_scored_result(
         r for r in caplog.records if "cap of 5" in r.getMessage() or "budget" in r.getMessage().lower()
     ]
     assert len(budget_lines) == 1, [r.getMessage()[:120] for r in budget_lines]
+    # said once on the console, in the summary: a WARNING (the console's level) printed it twice, the first
+    # on the progress bar's line
+    assert budget_lines[0].levelname == "INFO"
     run = MlflowClient(tracking.tracking_uri()).get_run(meta["mlflow_run_id"])
     assert run.data.tags["budget_hit"] == "True" and run.data.metrics["budget/exhausted"] == 1.0
     assert run.data.metrics["dev/metric"] == meta["scores"]["dev_metric"]
