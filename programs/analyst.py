@@ -16,6 +16,7 @@ from programs.facts.field_match import FieldMatcher
 from programs.facts.store import FactStore
 from programs.lm.errors import lm_error_reason
 from programs.lm.settings import Settings
+from programs.lm.spend import BudgetReached, refused_reason
 from programs.protocols import DocumentStore
 from programs.result import ProgramResult
 from programs.run_folder import build_run_log
@@ -82,6 +83,10 @@ class Analyst(dspy.Module):
         self, question: str, scope: list[str] | None, planned: Planned, extracted: Extraction
     ) -> ProgramResult:
         """Normalize the question's facts, compute over them and answer: everything after extraction."""
+        refused = next((f for f in extracted.failures if refused_reason(f.reason)), None)
+        if refused is not None:  # the budget ran out before one of its documents was read: an answer over
+            # the rest would be kept as answered and never asked again; failing, a resume asks it whole
+            raise BudgetReached(refused.reason.split(": ", 1)[1])
         failed = {f.doc_id for f in extracted.failures}
         readable = {doc_id: doc for doc_id, doc in planned.documents.items() if doc_id not in failed}
         normalized = self.normalizer(fields=planned.plan.fields(), facts=extracted.facts, documents=readable)

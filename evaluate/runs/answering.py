@@ -32,7 +32,7 @@ from evaluate.runs.interruptible import interruptible
 from evaluate.runs.outcome import Answered, Outcome
 from programs.analyst import Analyst
 from programs.batch import answer_batch
-from programs.lm.spend import stoppable
+from programs.lm.spend import BudgetReached, stoppable
 from programs.protocols import Program
 from programs.run_folder import to_jsonable
 
@@ -112,14 +112,21 @@ def fill(out: Answered, pred, usage: dict) -> Answered:
     error = getattr(pred, "error", None)
     if error:
         out.error = str(error)[:1000]
-        logger.warning("question %s failed: %s", out.question_id, out.error)
+        said_failed(out)
     return out
 
 
 def fail(out: Answered, exc: Exception) -> Answered:
     out.error = f"{type(exc).__name__}: {exc}"[:1000]
-    logger.warning("question %s failed: %s", out.question_id, out.error)
+    said_failed(out)
     return out
+
+
+def said_failed(out: Answered) -> None:
+    """A failed question is a warning; one the run's budget cut is listed once by the run's budget line
+    (a capped run of 10 printed 10 warnings, then the same 10 ids)."""
+    log = logger.info if BudgetReached.__name__ in (out.error or "") else logger.warning
+    log("question %s failed: %s", out.question_id, out.error)
 
 
 def answer_all(

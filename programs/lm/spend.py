@@ -82,6 +82,11 @@ def refusal(exception: BaseException | None) -> bool:
     return isinstance(exception, (BudgetReached, BudgetExhausted, Stopped))
 
 
+def refused_reason(reason: str) -> bool:
+    """A stage's failure reason (`Type: message`, programs.lm.errors) is a run budget's refusal."""
+    return reason.startswith(f"{BudgetReached.__name__}: ")
+
+
 class Budget:
     """Thread-safe counts of LM requests, cache hits, tokens and dollars, with optional caps (None = count only).
 

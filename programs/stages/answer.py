@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.lm.spend import refusal
 from signatures.answer import WriteAnswer
 from signatures.types import Citation, Document, DocumentFailure, Fact
 
@@ -95,6 +96,8 @@ class Answerer(dspy.Module):
                 missing=missing,
             ).answer
         except Exception as e:  # the computed result still reaches the user
+            if refusal(e):  # the run's budget is spent: the question fails whole (a resume asks it)
+                raise
             logger.warning("answer call failed: %s: %s", type(e).__name__, e)
             answer = fallback_answer(result, missing)
         return Answer(answer=answer, citations=cite(answer, result, records, facts, documents))

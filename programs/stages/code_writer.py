@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from programs.lm.spend import refusal
 from programs.stages.spans import SandboxRun
 from programs.stages.warm_sandbox import WarmSandboxes
 from signatures.code_writer import FixAnalysisCode, WriteAnalysisCode
@@ -80,6 +81,8 @@ class CodeWriter(dspy.Module):
                 )
                 code = strip_fences(reply.code)
             except Exception as e:
+                if refusal(e):  # the run's budget is spent: the question fails whole (a resume asks it)
+                    raise
                 return failed(attempts, f"code writer call failed: {type(e).__name__}: {e}")
             for round_ in range(self.rounds + 1):
                 outcome = self.execute(sandbox, code, records, attempts)
@@ -96,6 +99,8 @@ class CodeWriter(dspy.Module):
                     )
                     code = strip_fences(reply.fixed_code)
                 except Exception as e:
+                    if refusal(e):
+                        raise
                     return failed(attempts, f"code fixer call failed: {type(e).__name__}: {e}")
             return done(attempts)
         finally:

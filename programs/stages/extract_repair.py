@@ -11,6 +11,7 @@ import logging
 
 import dspy
 
+from programs.lm.spend import refusal
 from programs.stages.cascade import Tokens
 from programs.stages.extraction import Asker, DocumentJob, Gate, Pages
 from programs.stages.verification import checked, feedback_for
@@ -35,7 +36,8 @@ def repaired(
         with gate:
             pred = asker.ask(predictor, job, specs, tokens or Tokens(), feedback_for(failing))
     except Exception as e:  # the first reply still stands, flagged
-        logger.warning("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
+        log = logger.info if refusal(e) else logger.warning  # a spent budget is said once, by the run
+        log("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
         return new
     again = {f.field: checked(f, pages) for f in asker.read(job, specs, pred["values"], predictor)}
     return [again.get(f.field, f) if not f.usable else f for f in new]

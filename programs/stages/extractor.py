@@ -21,6 +21,7 @@ from dspy.utils.exceptions import AdapterParseError
 
 from programs.facts.field_match import FieldMatcher
 from programs.facts.store import FactStore, Reuse
+from programs.lm.spend import refusal
 from programs.protocols import DocumentStore
 from programs.stages.cascade import CHECK, PARSE, DocumentSpend, Escalation, Tokens
 from programs.stages.extract_batches import OnDone, extend_trace, run_all
@@ -150,8 +151,8 @@ class DocumentExtractor(dspy.Module):
             if escalating is None:
                 return writes.failed(job, e)
             return escalating.escalated(job, PARSE, [], gate, self.page_texts(job.doc.id), spend)
-        except Exception as e:  # one document never sinks the run
-            return writes.failed(job, e, spend)
+        except Exception as e:  # one document never sinks the run; a refused one was never asked
+            return writes.failed(job, e, spend, asked=not refusal(e))
 
     def ask(
         self,

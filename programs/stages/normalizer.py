@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import dspy
 from pydantic import StringConstraints, TypeAdapter, ValidationError, create_model
 
+from programs.lm.spend import refusal
 from programs.stages.units import parse_value, with_page_scale
 from signatures.normalizer import NormalizedValue, NormalizeRecords, RawValue
 from signatures.types import Document, Fact, FieldSpec
@@ -161,6 +162,8 @@ class Normalizer(dspy.Module):
         """Validated LM values go into the rows; what is still invalid is returned for a re-ask."""
         still = []
         for batch, reply in zip(self.batches(pending), replies, strict=True):
+            if refusal(reply):  # the run's budget is spent: the question fails whole (a resume asks it)
+                raise reply
             if isinstance(reply, Exception):
                 for slot, _ in batch:
                     notes[slot.key] = f"normalizer call failed: {type(reply).__name__}: {reply}"[:300]

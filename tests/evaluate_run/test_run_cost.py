@@ -145,3 +145,29 @@ def test_calls_from_the_cache_make_the_price_unknown_not_zero():
     assert note == "price unknown: 4 of 6 LM calls came from the cache (what they would cost is not known)"
     stages["planner"]["cache_hits"] = 0
     assert known_cost(metrics, stages, {"price_known": True}) == (metrics, "")
+
+
+def test_a_cap_that_bites_mid_question_fails_the_question_and_a_rerun_asks_it_again(
+    small_corpus, monkeypatch, tmp_path, capsys
+):
+    """A cap crossed after the plans, during extraction: every question it cut fails with the refusal
+    (listed in budget_cut), never "answered" with a code writer's or an answer's error in its place, which
+    a rerun with a higher cap then took as answered ("nothing left to ask") and scored wrong."""
+    server = serve(monkeypatch)
+    try:
+        code = run(small_corpus, tmp_path / "run", "--limit", "4", "--max-calls", "6")  # 4 plans, 2 documents
+        capped = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+        results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+        assert code == 1 and len(results) == 4
+        assert all(r["error"] and "BudgetReached" in r["error"] for r in results), [
+            r["answer"] for r in results
+        ]
+        assert sorted(capped["budget_cut"]) == sorted(r["question_id"] for r in results)
+        capsys.readouterr()
+        assert run(small_corpus, tmp_path / "run", "--limit", "4") == 0  # no cap: the same folder resumes
+    finally:
+        server.stop()
+    printed = capsys.readouterr()
+    assert "asking the other 4 (4 that failed are asked again)" in printed.err + printed.out
+    results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert not any(r["error"] for r in results) and not any("ERROR" in (r["answer"] or "") for r in results)
