@@ -61,6 +61,11 @@ class FactWrites:
             pending=held,
         )
 
+    def keep(self, facts: list[Fact]) -> None:
+        """Store these facts now, whatever becomes of their document (a failure stores nothing else)."""
+        if self.facts is not None and facts:
+            self.facts.put_many(facts)
+
     def failed(
         self,
         job: DocumentJob,

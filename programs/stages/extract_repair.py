@@ -36,8 +36,9 @@ def repaired(
         with gate:
             pred = asker.ask(predictor, job, specs, tokens or Tokens(), feedback_for(failing))
     except Exception as e:  # the first reply still stands, flagged
-        log = logger.info if refusal(e) else logger.warning  # a spent budget is said once, by the run
-        log("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
+        if refusal(e):  # the run's budget is spent: the caller keeps what passed and fails the document
+            raise
+        logger.warning("repair call failed for %s: %s: %s", job.doc.id, type(e).__name__, e)
         return new
     again = {f.field: checked(f, pages) for f in asker.read(job, specs, pred["values"], predictor)}
     return [again.get(f.field, f) if not f.usable else f for f in new]

@@ -21,7 +21,7 @@ from dspy.utils.exceptions import AdapterParseError
 
 from programs.facts.field_match import FieldMatcher
 from programs.facts.store import FactStore, Reuse
-from programs.lm.spend import refusal
+from programs.lm.spend import BudgetReached, refusal
 from programs.protocols import DocumentStore
 from programs.stages.cascade import CHECK, PARSE, DocumentSpend, Escalation, Tokens
 from programs.stages.extract_batches import OnDone, extend_trace, run_all
@@ -140,7 +140,12 @@ class DocumentExtractor(dspy.Module):
             if failing and escalating is not None:
                 return escalating.escalated(job, CHECK, new, gate, pages, spend)
             if failing and self.repair:
-                fixed = repaired(self, self.extract, job, new, failing, gate, pages)
+                try:
+                    fixed = repaired(self, self.extract, job, new, failing, gate, pages)
+                except BudgetReached as e:  # the repair was refused: what passed the check is kept (paid
+                    # for), the document fails, and a resume asks only its other fields, repair included
+                    writes.keep([f for f in new if f.usable])
+                    return writes.failed(job, e, spend, asked=False)
                 return writes.finish(job, fixed, repaired=True)
             # with a cascade, a "not disclosed" may still go to the strong model in the second wave
             hold = escalating is not None and any(not f.disclosed for f in new)

@@ -159,3 +159,30 @@ def test_a_count_read_off_the_quoted_lines_is_checked_by_its_quote_only():
     assert checked(ratio, pages).verdict == "value_not_in_quote"  # any other unit: the value must be printed
     invented = count.model_copy(update={"quote": "共有女性高管3名"})
     assert checked(invented, pages).verdict == "quote_not_found"
+
+
+def test_a_repair_the_budget_refuses_keeps_what_passed_and_fails_the_document(
+    settings, use_lm, tmp_path, monkeypatch
+):
+    """The repair call refused (the run's budget is spent): the facts that passed the check are stored
+    (paid for), the failing one is not (stored, a resume would reuse it unrepaired), and the question
+    fails with the refusal, so a resume asks it again: only doc-c's failing field."""
+    from programs.lm.spend import BudgetReached
+    from programs.stages.extractor import DocumentExtractor
+
+    first_ask = DocumentExtractor.ask
+
+    def refuse_repairs(self, predictor, job, specs, tokens, feedback=""):
+        if feedback:
+            raise BudgetReached("the --max-calls budget of 4 LM requests is spent")
+        return first_ask(self, predictor, job, specs, tokens, feedback)
+
+    monkeypatch.setattr(DocumentExtractor, "ask", refuse_repairs)
+    use_lm(**REPLIES)
+    facts = FactStore(tmp_path / "facts.sqlite")
+    program = build_program(settings, PagedStore(), facts=facts)
+    with pytest.raises(BudgetReached, match="budget of 4"):
+        program(question="哪家公司资本充足率最高？")
+    assert facts.get("doc-c", "revenue", "营业收入") is not None  # verified: kept
+    assert facts.get("doc-c", "capital_adequacy_ratio", "资本充足率") is None  # failed the check: asked again
+    assert facts.get("doc-a", "capital_adequacy_ratio", "资本充足率") is not None
