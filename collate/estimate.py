@@ -139,18 +139,16 @@ def quote_run(args, inputs_from_compile, check_coverage, counter: TokenCounter |
 def still_to_ask(items: list, out: str | None) -> list:
     """The items a run into `out` would ask: those its journal holds no answer for (read, never repaired:
     the quote writes nothing; a run of other settings there is refused by the run itself)."""
-    from evaluate.runs.journal import read_answers
+    from evaluate.runs.journal import AnswerJournal, read_answers
 
     journal = Path(out) / "answers.jsonl" if out else None
     if journal is None or not journal.is_file():
         return items
     try:
-        kept = read_answers(journal)
+        done = AnswerJournal(journal, read_answers(journal)).answered(item.question_id for item in items)
     except OSError:  # unreadable: the run will say so; the quote counts every question
         return items
-    return [
-        item for item in items if item.question_id not in kept or kept[item.question_id].error is not None
-    ]
+    return [item for item in items if item.question_id not in done]
 
 
 def run_history(settings: Settings, store, out: str | None) -> repair_history.RepairHistory | None:

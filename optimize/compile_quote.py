@@ -162,7 +162,8 @@ def add_runs(quote: Quote, runs: list[Quote], weight: float) -> None:
             mine.tokens_in += stage.tokens_in * weight
             mine.tokens_out += stage.tokens_out * weight
         if run.span is not None:  # an extraction-only run has none: the plan's searches are not quoted
-            total = run.totals()["tokens_in"] + run.totals()["tokens_out"]
+            totals = run.totals()
+            total = totals["tokens_in"] + totals["tokens_out"]
             low, high = quote.span or (0.0, 0.0)
             quote.span = (low + weight * (run.span[0] - total), high + weight * (run.span[1] - total))
             quote.repairs += weight * run.repairs
@@ -171,7 +172,8 @@ def add_runs(quote: Quote, runs: list[Quote], weight: float) -> None:
 def spanned(quote: Quote) -> Quote:
     """The runs' range offsets (add_runs) around the compile's total, proposer calls included."""
     if quote.span is not None:
-        total = quote.totals()["tokens_in"] + quote.totals()["tokens_out"]
+        totals = quote.totals()
+        total = totals["tokens_in"] + totals["tokens_out"]
         quote.span = (total + quote.span[0], total + quote.span[1])
     return quote
 

@@ -32,7 +32,7 @@ from evaluate.runs.interruptible import interruptible
 from evaluate.runs.outcome import Answered, Outcome
 from programs.analyst import Analyst
 from programs.batch import answer_batch
-from programs.lm.spend import BudgetReached, stoppable
+from programs.lm.spend import cut_by_budget, stoppable
 from programs.protocols import Program
 from programs.run_folder import to_jsonable
 
@@ -125,7 +125,7 @@ def fail(out: Answered, exc: Exception) -> Answered:
 def said_failed(out: Answered) -> None:
     """A failed question is a warning; one the run's budget cut is listed once by the run's budget line
     (a capped run of 10 printed 10 warnings, then the same 10 ids)."""
-    log = logger.info if BudgetReached.__name__ in (out.error or "") else logger.warning
+    log = logger.info if cut_by_budget(out.error) else logger.warning
     log("question %s failed: %s", out.question_id, out.error)
 
 

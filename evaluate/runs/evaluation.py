@@ -37,7 +37,7 @@ from programs import compiled
 from programs.lm.cost_report import cost_figures, cost_lines
 from programs.lm.progress import RunCounts, current_watch, totals, trouble_line
 from programs.lm.settings import Settings, build_lm
-from programs.lm.spend import Budget, BudgetReached, enforced
+from programs.lm.spend import Budget, cut_by_budget, enforced
 from programs.stages.cascade import cascade_line, cascade_summary
 from signatures.errors import BadInput
 
@@ -345,7 +345,7 @@ def budget_figures(budget: Budget | None, answered) -> dict:
     were refused: spend.BudgetReached in their error)."""
     if budget is None:
         return {}
-    cut = [a.question_id for a in answered if a.error and BudgetReached.__name__ in a.error]
+    cut = [a.question_id for a in answered if cut_by_budget(a.error)]
     return {
         **{k: v for k, v in budget.summary().items() if k not in ("lm_calls", "cache_hits")},
         "budget_line": budget.ended_line(),

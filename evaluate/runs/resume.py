@@ -107,17 +107,22 @@ def _write_header(header: Path, settings: dict) -> None:
 def resumed_line(journal: AnswerJournal, items: list[DatasetItem]) -> str | None:
     """'resuming: 2 of 5 questions already answered in OUT/answers.jsonl; asking the other 3', or None
     when the folder holds no answer of these questions."""
+    done, failed, asked_again = _kept(journal, items)
+    if not done and not failed:
+        return None
+    rest = len(items) - done
+    line = f"resuming: {done} of {len(items)} questions already answered in {journal.path}; "
+    line += f"asking the other {rest}" if rest else "nothing left to ask, scoring them"
+    return line + asked_again
+
+
+def _kept(journal: AnswerJournal, items: list[DatasetItem]) -> tuple[int, int, str]:
+    """(answered, failed, " (N that failed is/are asked again)" or "") of these questions in the journal."""
     ids = [item.question_id for item in items]
     done = journal.answered(ids)
     failed = sum(1 for qid in ids if qid in journal.kept and qid not in done)
-    if not done and not failed:
-        return None
-    rest = len(ids) - len(done)
-    line = f"resuming: {len(done)} of {len(ids)} questions already answered in {journal.path}; "
-    line += f"asking the other {rest}" if rest else "nothing left to ask, scoring them"
-    if failed:
-        line += f" ({failed} that failed {'is' if failed == 1 else 'are'} asked again)"
-    return line
+    again = f" ({failed} that failed {'is' if failed == 1 else 'are'} asked again)" if failed else ""
+    return len(done), failed, again
 
 
 def interrupted_line(
@@ -126,17 +131,13 @@ def interrupted_line(
     """The one line a Ctrl-C prints: how many answers are kept where, and the command that resumes
     (without --out the same command would start a new folder: the line names this one; `resume`, a
     caller's own command line, when the user's command is not the one that resumes, as for the demo)."""
-    ids = [item.question_id for item in items]
-    done = journal.answered(ids)
-    kept = len(done)
-    failed = sum(1 for qid in ids if qid in journal.kept and qid not in done)
+    kept, _, asked_again = _kept(journal, items)
     if resume:
         again = f"`{resume}` resumes it"
     elif out_given:
         again = "run the same command to resume"
     else:
         again = f"run the same command with --out {journal.path.parent} to resume"
-    asked_again = f" ({failed} that failed {'is' if failed == 1 else 'are'} asked again)" if failed else ""
     return f"interrupted: {kept} of {len(items)} answers kept in {journal.path}; {again}{asked_again}"
 
 

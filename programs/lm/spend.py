@@ -82,6 +82,11 @@ def refusal(exception: BaseException | None) -> bool:
     return isinstance(exception, (BudgetReached, BudgetExhausted, Stopped))
 
 
+def cut_by_budget(error: str | None) -> bool:
+    """A question's error says a run budget refused its requests ("planning failed: BudgetReached: ...")."""
+    return BudgetReached.__name__ in (error or "")
+
+
 def refused_reason(reason: str) -> bool:
     """A stage's failure reason (`Type: message`, programs.lm.errors) is a run budget's refusal."""
     return reason.startswith(f"{BudgetReached.__name__}: ")

@@ -76,8 +76,8 @@ def quote_questions(
     run reuses facts from (named in a note: the quote does not subtract them); history: how often the
     extractor's model needed a fact repair in that store (counted once it holds MINIMUM_HISTORY documents)."""
     prompts, quote = begin(program, store, settings, what, counter, demos)
-    known = history is not None and history.documents >= MINIMUM_HISTORY and settings.repair_facts
-    share = history.share if known and history is not None else 0.0  # COLLATE_REPAIR_FACTS=false: none
+    counted = history is not None and history.documents >= MINIMUM_HISTORY and settings.repair_facts
+    share = history.share if counted and history is not None else 0.0  # COLLATE_REPAIR_FACTS=false: none
     catalog = program.catalog
     readers: Counter[str] = Counter()
     asked: dict[str, list[str]] = {}  # document -> the questions that read it

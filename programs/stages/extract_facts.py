@@ -39,8 +39,7 @@ class FactWrites:
         kept = new if store is None else store
         held = [f for f in kept if not f.disclosed] if hold else []
         now = [f for f in kept if f.disclosed] if hold else kept
-        if self.facts is not None and now:
-            self.facts.put_many(now)
+        self.keep(now)
         got = {f.field: f for f in new} | job.known
         unanswered = [s.name for s in job.missing if s.name not in got]
         if unanswered:
