@@ -16,6 +16,8 @@ within 25% of a run's cost line, within a factor of 2 of a compile's. Exit 0 whe
 
     .venv/bin/python -m bench.estimate_accuracy --real [../shared/realdocs/financebench-dev]
                                                 [--real-index DIR] [--real-limit 10] [--real-asks 3]
+                                                [--ask QUESTION ...]   # your own asks; the only ones where
+                                                                       # the folder has no questions.jsonl
 
 --real: the same comparison on the real filings (FinanceBench dev: 22 SEC filings, 38 questions): `collate
 ask` over the whole catalog for the first --real-asks questions, and `collate run` over the first
@@ -331,9 +333,12 @@ def within_25(shown: float) -> bool:
     return met
 
 
-def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> bool:
+def real_filings(
+    docs: Path, index: Path, limit: int, asks: int, work: Path, own: list[str] | None = None
+) -> bool:
     """ask (the whole catalog) and run (each question's filing) on the real filings: printed quote within
-    25% of each command's cost line."""
+    25% of each command's cost line. `own`: questions to ask instead of the dataset's first `asks` (a folder
+    of filings without questions.jsonl, e.g. financebench-more, is measured by them alone, with no run)."""
     from collate import ask as collate_ask
     from collate import estimate
     from collate import run as collate_run
@@ -344,7 +349,8 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
     from programs.quote.tokens import CHARS_OVER_FOUR
     from retrievers.indexing.store import IndexStore
 
-    dataset = real_dataset(docs, work / "financebench-dev.json")
+    has_questions = (docs / "questions.jsonl").is_file()
+    dataset = real_dataset(docs, work / f"{docs.name}.json") if has_questions else None
     real_index(docs, index)
     server = FakeLMServer(AnyFilingReader(), model_name=MODEL).start()
     os.environ.update(
@@ -360,8 +366,9 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
     # a first command gets (no history) is printed beside, against the same cost line.
     stores: list[Path] = []
     try:
-        questions = json.loads(dataset.read_text(encoding="utf-8"))
-        for item in questions[:asks]:
+        questions = json.loads(dataset.read_text(encoding="utf-8")) if dataset is not None else []
+        chosen = [{"question_id": f"ask-{n + 1}", "question": q} for n, q in enumerate(own or [])]
+        for item in chosen or questions[:asks]:
             argv = ["--index", str(index), item["question"]]
             parsed = collate_ask.build_parser().parse_args([*argv, "--estimate"])
             first = printed_total(
@@ -382,6 +389,8 @@ def real_filings(docs: Path, index: Path, limit: int, asks: int, work: Path) -> 
             )
             every = {d.id: [item["question"]] for d in store.catalog.documents()}
             extraction_passages(server.records, store, every, k)
+        if dataset is None:
+            return ok
         common = ["--dataset", str(dataset), "--index", str(index), "--limit", str(limit)]
         parsed = collate_run.build_parser().parse_args([*common, "--estimate"])
         checks = (collate_run.inputs_from_compile, collate_run.check_coverage)
@@ -439,8 +448,18 @@ def main(argv=None) -> int:
     p.add_argument(
         "--real-asks", type=int, default=3, help="questions asked one by one over the whole catalog"
     )
+    p.add_argument(
+        "--ask",
+        action="append",
+        metavar="QUESTION",
+        help="a question to ask over the whole catalog instead of the dataset's (repeat it; with filings "
+        "that have no questions.jsonl, only these asks are measured)",
+    )
     args = p.parse_args(argv)
-    if args.real is not None and not (args.real / "questions.jsonl").is_file():
+    measurable = args.real is not None and (
+        (args.real / "questions.jsonl").is_file() or (args.ask and (args.real / "catalog.jsonl").is_file())
+    )
+    if args.real is not None and not measurable:
         print(f"skipped: no real filings at {args.real} (set COLLATE_REALDOCS or pass --real DIR)")
         return 0
     work = Path(tempfile.mkdtemp(prefix="collate-estimate-"))  # kept: the runs' folders, printed below
@@ -448,7 +467,7 @@ def main(argv=None) -> int:
     os.environ["MLFLOW_TRACKING_URI"] = f"sqlite:///{work / 'mlflow.db'}"
     if args.real is not None:
         index = args.real_index or Path(args.demo).parent / "real-index"
-        return 0 if real_filings(args.real, index, args.real_limit, args.real_asks, work) else 1
+        return 0 if real_filings(args.real, index, args.real_limit, args.real_asks, work, args.ask) else 1
     dataset, index = prepare(Path(args.demo))
 
     from collate import compile as collate_compile
